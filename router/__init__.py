@@ -1,0 +1,1 @@
+"""switchboard's HTTP side: config, classification, dispatch, SSE. Never imports vLLM."""
