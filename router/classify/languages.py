@@ -1,0 +1,212 @@
+"""Language names in many languages → English names, built from CLDR data via langcodes.
+
+The table is built once per Classifier. Besides CLDR's display names it holds the inflected
+forms requests use ("ins Deutsche", "на английский", "بالإنجليزية", "英文"), which CLDR lacks.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import langcodes
+
+# Languages worth recognising as translation targets: the big ones, plus every language of
+# the dev slices. Kept to established languages so that rare language names that are also
+# common words (Spanish "ido", …) never count as a language mention.
+# fmt: off
+LANGUAGE_CODES = (
+    "en", "zh", "ja", "ko", "fr", "de", "es", "it", "pt", "ru", "ar", "hi", "bn", "ur", "fa",
+    "tr", "nl", "sv", "nb", "nn", "no", "da", "fi", "pl", "cs", "sk", "hu", "ro", "bg", "uk",
+    "el", "he", "th", "vi", "id", "ms", "fil", "sw", "ta", "te", "mr", "gu", "kn", "ml", "pa",
+    "ne", "si", "my", "km", "lo", "mn", "ka", "hy", "az", "kk", "uz", "be", "sr", "hr", "bs",
+    "sl", "mk", "sq", "lt", "lv", "et", "is", "ga", "cy", "eu", "ca", "gl", "af", "zu", "xh",
+    "am", "so", "ha", "yo", "ig", "la", "eo", "mt", "lb", "ps", "ku", "yue",
+)
+# Locales whose names for those languages requests use ("anglais", "英语", "영어", …).
+DISPLAY_LOCALES = (
+    "en", "zh", "zh-Hant", "ja", "ko", "fr", "de", "es", "it", "pt", "ru", "ar", "hi", "nl",
+    "sv", "pl", "tr", "fa", "he", "vi", "id", "uk", "da", "fi", "cs", "ro", "el", "th",
+)
+# fmt: on
+# Short forms CLDR does not list.
+EXTRA_NAMES = {
+    "英文": "English",
+    "中文": "Chinese",
+    "汉语": "Chinese",
+    "漢語": "Chinese",
+    "华语": "Chinese",
+    "國語": "Chinese",
+    "普通话": "Chinese",
+    "普通話": "Chinese",
+    "国语": "Chinese",
+    "繁体中文": "Chinese",
+    "简体中文": "Chinese",
+    "中国語": "Chinese",
+    "日文": "Japanese",
+    "韩文": "Korean",
+    "韓文": "Korean",
+    "法文": "French",
+    "德文": "German",
+    "西文": "Spanish",
+    "俄文": "Russian",
+    "英": "English",
+    "中": "Chinese",
+    "日": "Japanese",
+    "mandarin": "Chinese",
+    "cantonese": "Cantonese",
+    "farsi": "Persian",
+    "tagalog": "Filipino",
+    "castilian": "Spanish",
+    "castellano": "Spanish",
+    "brazilian": "Portuguese",
+    "hebraico": "Hebrew",
+    "inglese": "English",
+    "ingles": "English",
+    "हिंदी": "Hindi",
+    "portugese": "Portuguese",
+    "portugeese": "Portuguese",
+    "phillipino": "Filipino",
+}  # fmt: skip
+# CLDR names that are also everyday words in a request's language.
+NOT_NAMES = frozenset({"lets", "fins", "iers", "arab", "viro", "grec"})
+# Nationalities that are not language names ("how would I say … if I were Mexican").
+DEMONYMS = {
+    "mexican": "Spanish", "spaniard": "Spanish", "argentinian": "Spanish",
+    "argentine": "Spanish", "colombian": "Spanish", "peruvian": "Spanish", "cuban": "Spanish",
+    "chilean": "Spanish", "venezuelan": "Spanish", "brazilian": "Portuguese",
+    "american": "English", "british": "English", "australian": "English",
+    "canadian": "English", "indian": "Hindi", "pakistani": "Urdu", "egyptian": "Arabic",
+    "saudi": "Arabic", "moroccan": "Arabic", "iraqi": "Arabic", "syrian": "Arabic",
+    "israeli": "Hebrew", "iranian": "Persian", "austrian": "German", "swiss": "German",
+    "belgian": "French", "taiwanese": "Chinese", "filipino": "Filipino",
+    "chinese": "Chinese", "kenyan": "Swahili", "tanzanian": "Swahili",
+}  # fmt: skip
+# Two CJK names start with the one-character abbreviations above; only these count alone.
+SINGLE_CHAR_NAMES = frozenset("英中日")
+_CJK_NAME_END = re.compile(r"[语語文话話]")
+_HANGUL_PARTICLE = re.compile(r"(?:으로|로|를|을|는|은|가|이|의|에서|에)$")
+_RU_ADJ = re.compile(r"(ий|ый|ой)$")
+_RU_ENDINGS = ("ий", "ом", "ого", "ому", "ая", "ую", "ой", "и", "ый")
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A language named in the text: English name and character span."""
+
+    language: str
+    start: int
+    end: int
+
+
+def _strip_marks(name: str) -> str:
+    decomposed = unicodedata.normalize("NFD", name)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _variants(name: str) -> Iterator[str]:
+    """Inflected and accent-free forms of a casefolded language name."""
+    yield name
+    bare = _strip_marks(name)
+    if bare != name and bare.isascii():
+        yield bare
+    if "\u093c" in unicodedata.normalize("NFD", name):  # Hindi nukta is often left out
+        yield unicodedata.normalize("NFC", unicodedata.normalize("NFD", name).replace("\u093c", ""))
+    if _RU_ADJ.search(name):
+        stem = name[:-2]
+        yield from (stem + ending for ending in _RU_ENDINGS)
+    if name.startswith("ال"):
+        yield "ب" + name
+        yield "لل" + name[2:]
+    if name.endswith("isch"):  # German adjectival nouns: "ins Englische", "im Deutschen"
+        yield from (name + "e", name + "en")
+    if name == "deutsch":
+        yield from ("deutsche", "deutschen")
+    if name.endswith(("语", "語")) and len(name) >= 2:
+        yield name[:-1] + "文"
+
+
+class LanguageNames:
+    """Finds language names in normalised text and resolves names to English ones."""
+
+    def __init__(self) -> None:
+        names: dict[str, str] = {}
+        by_code: dict[str, str] = {}
+        for code in LANGUAGE_CODES:
+            english = langcodes.Language.get(code).display_name("en").split(" (")[0]
+            by_code[code] = english
+            for locale in DISPLAY_LOCALES:
+                display = langcodes.Language.get(code).display_name(locale).casefold()
+                for variant in _variants(display):
+                    if variant not in NOT_NAMES and (
+                        len(variant) > 1 or variant in SINGLE_CHAR_NAMES
+                    ):
+                        names.setdefault(variant, english)
+        for name, english in EXTRA_NAMES.items():
+            names[name.casefold()] = english
+        self._names = names
+        self._by_code = by_code
+        self._max_cjk = 6
+
+    def resolve(self, word: str) -> str | None:
+        """English name of a language name (any display language), or None."""
+        word = word.casefold().strip()
+        found = self._names.get(word)
+        if found is None and word.startswith("по-"):
+            found = self._names.get(word[3:])
+        if found is None and re.match(r"[가-힣]", word):
+            found = self._names.get(_HANGUL_PARTICLE.sub("", word))
+        return found
+
+    def nationality(self, word: str) -> str | None:
+        """Language of a nationality or a country ("mexican", "france"), or a language name."""
+        word = word.casefold().strip()
+        found = DEMONYMS.get(word) or self.resolve(word)
+        if found is not None:
+            return found
+        try:
+            territory = langcodes.find_name("territory", word, "en")
+        except LookupError:
+            return None
+        language = langcodes.Language.get(f"und-{territory.territory}").maximize().language
+        return None if language is None else self._by_code.get(language)
+
+    def mentions(self, text: str, tokens: list[re.Match[str]]) -> list[Mention]:
+        """Language names in `text` (normalised), given its word tokens."""
+        found: list[Mention] = []
+        index = 0
+        while index < len(tokens):
+            token = tokens[index]
+            if index + 1 < len(tokens):  # two-word names: "tiếng anh", "brazilian portuguese"
+                pair = text[token.start() : tokens[index + 1].end()]
+                language = self._names.get(pair)
+                if language is not None and " " in pair:
+                    found.append(Mention(language, token.start(), tokens[index + 1].end()))
+                    index += 2
+                    continue
+            word = token.group()
+            if word.isascii() or not _is_cjk(word[0]):
+                language = self.resolve(word)
+                if language is not None:
+                    found.append(Mention(language, token.start(), token.end()))
+            else:
+                found.extend(self._cjk_mentions(text, token.start(), token.end()))
+            index += 1
+        return found
+
+    def _cjk_mentions(self, text: str, start: int, end: int) -> Iterator[Mention]:
+        """Names inside an unsegmented CJK run end with 语/語/文/話: look back from those."""
+        run = text[start:end]
+        for match in _CJK_NAME_END.finditer(run):
+            stop = match.end()
+            for length in range(min(self._max_cjk, stop), 1, -1):
+                language = self._names.get(run[stop - length : stop])
+                if language is not None:
+                    yield Mention(language, start + stop - length, start + stop)
+                    break
+
+
+def _is_cjk(char: str) -> bool:
+    return "\u3040" <= char <= "\u9fff" or "\uf900" <= char <= "\ufaff"

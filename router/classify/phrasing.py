@@ -1,0 +1,169 @@
+"""Compiled phrasing patterns of translation requests, and of look-alikes that are not.
+
+All patterns run on normalised (NFKC, casefolded) text. They describe phrasings, not items:
+verbs that ask for a translation in each language, the indirect "how do you say … in …"
+family, "what does … mean", and the contexts in which the word "translation" is merely a
+topic ("machine translation", "is this translation correct?").
+"""
+
+from __future__ import annotations
+
+import re
+
+# The verb or noun "translate" in the languages requests come in.
+TRANSLATE = re.compile(
+    r"\btranslat(?:e|es|ed|ing|ion|ions|or|ors)\b"
+    r"|翻[译譯訳]|翻(?:成|为|為)|(?<!翻)[译譯訳](?:成|为|為|文|して|す|せ|出)|[汉漢英中日韩韓俄法德]译|和訳|英訳"
+    r"|번역|통역"
+    r"|\btradu(?:c|z|i|ç|s|r)\w*"
+    r"|\b(?:ü|ue)bersetz\w*"
+    r"|\bперев(?:од|ед|ест|ёл|еди)\w*"
+    r"|ترجم\w*"
+    r"|अनुवाद|ट्रांसलेट|भाषांतर"
+    r"|\bvertaa?l\w*|\böversätt\w*|\boversett\w*|\boversæt\w*|\bprzetłumacz\w*|\bpřelož\w*"
+    r"|\bpreklad\w*|\bterjemah\w*|\bdịch (?:sang|ra|giúp|câu|đoạn|bài|đoạn)|\bçevir\w*"
+    r"|תרגם|תרגום|\bμετάφρασ\w*|\bμετάφρα\w*|แปลเป็น|ช่วยแปล|\bkäännä\w*|\bkäännös\w*"
+)
+# A request word just before the verb makes it an instruction, not a topic.
+IMPERATIVE_BEFORE = re.compile(
+    r"(?:^|[.!?\n:;,，。！？：；(（\-–—]\s*"
+    r"|\b(?:please|pls|plz|kindly|can you|could you|would you|will you|can u|help me|"
+    r"i need you to|i want you to|i'd like you to|i would like you to|i need to|i want to|"
+    r"your (?:task|job|goal) is to|you (?:have|need|are asked|are required|are supposed|are)"
+    r" to|you must|you should|we ask you to|ask you to|let's|and|then|now|also|just|simply|"
+    r"go ahead and|to|me|ok|okay|hey|hi|quickly)\s+"
+    r"|(?:请|請|帮我|幫我|帮忙|把|将|將|给我|給我|能不能|可以|麻烦|麻煩|再|来|來|试着|尝试|进行|進行)\s*"
+    r")$"
+)
+# English noun/participle forms count only with an explicit request around them.
+NOUN_FORM = re.compile(r"translat(?:ion|ions|or|ors|ed)\b")
+NOUN_REQUEST = re.compile(
+    r"\b(?:give|provide|show|need|want|write|produce|output|make|do|get|generate|return|send|"
+    r"offer|create|prepare|request|like|have|add|include)\b[^.?!\n]{0,40}$"
+    r"|\b(?:what(?:'s| is| are| would be)|act as|be)\b[^.?!\n]{0,30}$"
+)
+NOUN_AFTER = re.compile(r"^\s*(?:of|into|to|in|for|from|please|:|：)")
+# Verb hits used as nouns in Chinese ("翻译是一门艺术") are topics.
+ZH_NOUN_AFTER = re.compile(r"^(?:是|的|在|和|与|與|有|者|家|员|員|学|學|腔|官|界|史)")
+# "translate this into JSON": the object is not a human language.
+INTO_WORD = re.compile(r"^\w*\s+(?:[^\s.?!:\n]+\s+){0,6}?(?:into|to)\s+([a-z]\w*)")
+# Contexts in which "translation" is a topic, not a request.
+TOPIC = re.compile(
+    r"machine[- ]?translat|neural[- ]translat|google translate|\bdeepl\b|auto[- ]?translat"
+    r"|translation (?:memory|studies|software|tools?|apps?|services?|agency|agencies|industry|"
+    r"compan(?:y|ies)|quality|metrics?|errors?|theory|process|jobs?|careers?|degree|major|"
+    r"programs?|models?|systems?|api|engine|benchmarks?|evaluation|task|dataset)"
+    r"|\b(?:hard|difficult|impossible|easy|possible|tricky|challenging|harder) to translate"
+    r"|untranslatable|lost in translation|(?:become|becoming|job as|work as|career as|hire|"
+    r"hiring|salary of|jobs? for) (?:a |an )?(?:\w+ )?translators?"
+    r"|\b(?:the )?word ['\"“‘]?translat|etymology|origin of the word"
+    r"|\b(?:what|which|how many) languages? (?:can|do|does|will|could) (?:you|it|they) "
+    r"(?:translate|speak|support|understand)"
+    r"|(?:check|correct|evaluate|review|proofread|verify|grade|rate|score|compare|assess|judge|"
+    r"critique|improve|fix|polish|edit|analy[sz]e|double-check|look over)\w*\b[^.?!\n]{0,40}"
+    r"\btranslat"
+    r"|translat\w*[^.?!\n]{0,40}\b(?:correct|accurate|right|wrong|good enough|acceptable|"
+    r"faithful|mistakes?|errors?|quality|make sense)\b[^.!\n]{0,20}\?"
+    r"|\b(?:whether|if) (?:the |this |that |its |my )?(?:\w+ )?translation"
+    r"|\binto (?:plain|simple|simpler|layman'?s?|everyday|normal) (?:english|language|terms|words)"
+    r"|\b(?:is|are|was|does) (?:this|that|my|the|these|it)\b[^.?!\n]{0,30}translat\w*"
+    r"[^.!\n]{0,30}\?"
+    r"|机器翻[译譯]|机翻|翻[译譯](?:是否|对不对|对吗|正确吗|准确吗|有没有|质量|的质量|软件|工具|"
+    r"公司|行业|专业|技巧|理论|指标|系统|模型|腔|研究|学|史|标准|方法|准确性|错误)"
+    r"|(?:检查|评估|评价|判断|校对|润色|修改|改进|分析|纠正|比较|检验).{0,12}翻[译譯]"
+    r"|(?:需要|应该|要)注意(?:什么|哪些)|有(?:什么|哪些)(?:技巧|方法|要求|区别)"
+    r"|(?:成为|学习|做好|提高|学好).{0,6}翻[译譯]|同声传译|翻[译譯](?:得|的)(?:对|好|准)"
+    r"|機械翻訳|翻訳(?:は正しい|が正しい|の品質|をチェック|ソフト|ツール|者になる|者の)"
+    r"|traducción automática|traduction automatique|maschinelle übersetzung|машинн\w+ перевод"
+    r"|traduzione automatica|tradução automática|기계 ?번역|번역(?:이 맞|가 맞|이 정확|기)"
+)
+# A payload to translate usually follows the instruction after a colon, a line or a quote.
+PAYLOAD_MARK = re.compile(r"[:：\n\"“「『«'‘]")
+WORD = re.compile(r"\w+(?:-\w+)*")
+QUOTED = re.compile(r"[\"“「『«‘'](.+?)[\"”」』»’']")
+
+# Indirect asks: "how do you say X in Japanese", "what's the Spanish word for X", …
+SAY = re.compile(
+    r"^(?:please |now |ok |okay |hey )?say\b|\bequivalent (?:of|for|to)\b"
+    r"|\bhow (?:is|are|was|were) .{1,40} (?:said|written|called)\b"
+    r"|\b(?:give|tell|show) me the (?:\w+ )?(?:word|term|phrase) (?:for )?"
+    r"|\bhow (?:do|would|can|could|should|does|did|might|will|to) (?:i |you |we |they |one |"
+    r"people |someone |a person |u |ya |the \w+ |\w+ people )?(?:say|express|greet|call|ask|tell"
+    r"|wish|thank|address)\b"
+    r"|\b(?:proper|correct|right|best|polite|formal|informal|common|usual) way(?:s)? (?:to|of) "
+    r"(?:say|saying|greet|greeting|express|ask|thank|wish)"
+    r"|\bwhat (?:do|does|would|did|should) (?:\w+ ){0,3}(?:say|call|use)\b"
+    r"|\bwhat(?:'s| is| are) (?:the |a )?(?:\w+ )?(?:word|words|term|phrase|expression|way to "
+    r"say)s? (?:for|of)\b|\bwords? for\b"
+    r"|怎么说|怎麼說|如何说|如何說|怎样说|怎樣說|咋说|怎么讲|怎麼講|怎么表达|怎麼表達|怎么写|怎麼寫"
+    r"|で(?:何|なん)(?:と|て)(?:言|い)|ではなんと|뭐라고|어떻게 (?:말|써|쓰|표현|해)"
+    r"|comment (?:dit-on|on dit|dire|se dit|dis-je|je dis)|c[oó]mo se (?:dice|escribe|llama)"
+    r"|c[oó]mo (?:digo|decir)|wie sagt man|wie sage ich|wie heisst|was heisst|come si dice"
+    r"|come (?:dire|dico)|como se diz|como (?:digo|dizer)|как (?:будет|сказать|по-|скажешь|скажу)"
+    r"|كيف (?:أقول|اقول|تقول|نقول|يقال)|कैसे (?:कहते|बोलते|कहें|कहूं|कहेंगे)|क्या कहते"
+)
+WHAT_IS_IN = re.compile(
+    r"\bwhat(?:'s| is| are| was)? (?!the |a |an |your |my |some )(?:\S+ ){1,4}?(?:in|en) "
+    r"(?P<lang>\w+)(?: language)?\s*[?.!]*$"
+)
+WHAT_IS_LANG_FOR = re.compile(r"\bwhat(?:'s| is| are)? (?P<lang>\w+) for\b")
+LANG_TO_LANG = re.compile(r"^(?:\w+ )?(?P<src>\w+) (?:to|into|->|→) (?P<lang>\w+)\b")
+IF_I_WERE = re.compile(
+    r"\bif (?:i|you|we) (?:was|were|am|are|lived in|was in|were in) "
+    r"(?:a |an |in )?(?P<who>\w+)"
+)
+IN_PLACE = re.compile(r"\bin (?P<where>\w+)\s*[?.!]*$")
+# "What does X mean" and its kin; translation when X is in another language than the ask.
+MEANING = re.compile(
+    r"\bwhat (?:does|do|did) (?P<x>.+?) (?:mean|means|stand for)\b"
+    r"|\b(?:meaning|definition) of (?P<y>.+)"
+    r"|是什么意思|是甚麼意思|什么意思|什麼意思|啥意思|的意思是|是何意|何の意味|どういう意味|って何"
+    r"|무슨 뜻|무슨 의미|의 뜻|veut dire|que signifie|qu[eé] significa"
+    r"|qu[eé] quiere decir|was bedeutet|was heisst|cosa significa|che significa|cosa vuol dire"
+    r"|o que (?:significa|quer dizer)|что (?:значит|означает)|ما معنى|ماذا تعني|का मतलब|का अर्थ"
+)
+# Frames that ask for something else *in* a language: not a translation.
+OTHER_TASK = re.compile(
+    r"\b(?:answer|reply|respond|write|explain|summar|describe|talk|speak|chat|use|change|set|"
+    r"switch|make|tell|give|list|generate|compose|draft|create|sing)"
+    r"|回答|回复|回覆|用|写|寫|说明|解释|解釋|总结|總結|改写|改寫"
+)
+# fmt: off
+FRAME_FILLER = frozenset((
+    "please", "pls", "plz", "in", "into", "to", "the", "language", "version", "translation",
+    "translated", "now", "thanks", "thank", "you", "kindly", "for", "me", "it", "this", "that",
+))
+# fmt: on
+# Where a language name sits relative to its preposition or particle.
+TARGET_BEFORE = re.compile(
+    r"(?:\b(?:into|to|ins|auf|nach|на|para|pra|vers|verso|till|naar|sang|ke|al|a|en|em|do|"
+    r"na|into the|to the|dans|hacia|naar het|på)\s+|(?:all'|nell'|à l'|vers l'|l')"
+    r"|[成为為到至]\s*|"
+    r"(?:إلى|الى|به|به زبان)\s+|по-)$"
+)
+WEAK_TARGET_BEFORE = re.compile(r"\b(?:in|in the|auf|im|用)\s*$")
+TARGET_AFTER = re.compile(
+    r"^(?:\s*(?:に|へ|로|으로|में|ga|dili|ye|'ye|diline)|\s*(?:的)?"
+    r"(?:翻[译譯訳]|译文|譯文|版本|版)|\s+(?:translation|version))"
+)
+SOURCE_BEFORE = re.compile(
+    r"(?:\b(?:from|de|del|du|desde|aus|von|с|из|da|dal|dall'|dalla|fra|van|från)\s+(?:the\s+)?"
+    r"|(?:من|از)\s*|[从從由]\s*)$"
+)
+SOURCE_AFTER = re.compile(
+    r"^\s*(?:to|into|->|→|-)\s+\w|^\s*(?:から|에서)"
+    r"|^\s+(?:language\s+)?(?:sentences?|texts?|passages?|phrases?|paragraphs?|articles?|"
+    r"words?|documents?|tweets?|reviews?|version)\b"
+    r"|^(?:的)?(?:句子|文本|文章|段落|原文|单词|單詞|邮件|郵件|新闻|新聞|对话|對話|诗|詩|歌词)"
+)
+# "a sentence in Romanian": the language the payload is in.
+SOURCE_IN = re.compile(
+    r"\b(?:sentences?|texts?|passages?|phrases?|paragraphs?|questions?|tweets?|reviews?|"
+    r"documents?|words?|articles?|posts?|inquiries|queries|file) (?:written )?in (?:the )?$"
+)
+# Chinese asks that never say 翻译: "转换成英文", "用英文表达", "…的英文是什么".
+ZH_CONVERT_BEFORE = re.compile(r"(?:转换|轉換|转化|轉化|转|轉|变|變|换|換|说|說)(?:成|为|為)\s*$")
+ZH_EXPRESS_AFTER = re.compile(r"^(?:来|來)?(?:表达|表達|表述|说出来|說出來)")
+ZH_WHAT_IS_AFTER = re.compile(
+    r"^(?:单词|單詞|单字|名字|名称|名稱|叫法|说法|說法)?(?:是什么|是甚麼|是啥|叫什么|叫什麼|怎么写|怎麼寫)"
+)

@@ -1,0 +1,48 @@
+"""Getting the text to classify out of chat messages, and normalising it."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+
+_SPACES = re.compile(r"[^\S\n]+")
+# Instructions sit at the start of a request or after the payload; the middle of a long
+# request is payload whose words must not trigger anything (and scanning it costs time).
+HEAD_CHARS = 600
+TAIL_CHARS = 300
+
+
+def content_text(content: object) -> str:
+    """A message's text: a plain string, or the text parts of a multimodal list."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        parts: list[str] = []
+        for part in content:
+            if isinstance(part, Mapping) and part.get("type") == "text":
+                text = part.get("text")
+                if isinstance(text, str):
+                    parts.append(text)
+        return "\n".join(parts)
+    return ""
+
+
+def last_text(messages: Sequence[Mapping[str, object]], role: str) -> str:
+    for message in reversed(messages):
+        if message.get("role") == role:
+            return content_text(message.get("content"))
+    return ""
+
+
+def normalise(text: str) -> str:
+    """NFKC (full-width forms, ligatures), casefold, and collapse runs of spaces."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return _SPACES.sub(" ", folded).strip()
+
+
+def window(text: str) -> str:
+    """The instruction-bearing part of a long text: its head and its tail."""
+    if len(text) <= HEAD_CHARS + TAIL_CHARS:
+        return text
+    return text[:HEAD_CHARS] + "\n…\n" + text[-TAIL_CHARS:]
