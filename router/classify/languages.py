@@ -148,6 +148,7 @@ class LanguageNames:
             names[name.casefold()] = english
         self._names = names
         self._by_code = by_code
+        self.nationality("france")  # loads langcodes' territory-name data now, not mid-request
         self._max_cjk = 6
 
     def resolve(self, word: str) -> str | None:

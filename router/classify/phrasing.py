@@ -122,6 +122,12 @@ MEANING = re.compile(
     r"|qu[eé] quiere decir|was bedeutet|was heisst|cosa significa|che significa|cosa vuol dire"
     r"|o que (?:significa|quer dizer)|что (?:значит|означает)|ما معنى|ماذا تعني|का मतलब|का अर्थ"
 )
+# "Is 'Ich bin kalt' the right way to say …": checking, not asking for a translation.
+CHECKING = re.compile(
+    r"^(?:is|are|was|does|do|did)\b[^?]{0,80}\b(?:correct|right|proper|wrong|accurate|natural|"
+    r"grammatical|okay|ok)\b"
+)
+VERSION_OF = re.compile(r"^\s+(?:version|translation|rendering) of\b")
 # Frames that ask for something else *in* a language: not a translation.
 OTHER_TASK = re.compile(
     r"\b(?:answer|reply|respond|write|explain|summar|describe|talk|speak|chat|use|change|set|"
@@ -138,6 +144,9 @@ FRAME_FILLER = frozenset((
 TARGET_BEFORE = re.compile(
     r"(?:\b(?:into|to|ins|auf|nach|на|para|pra|vers|verso|till|naar|sang|ke|al|a|en|em|do|"
     r"na|into the|to the|dans|hacia|naar het|på)\s+|(?:all'|nell'|à l'|vers l'|l')"
+    r"|(?:\b(?:into|to|in|en|al)\s+(?:the\s+)?(?:polite|formal|informal|simple|proper|correct|good|"
+    r"natural|fluent|modern|standard|simplified|traditional|colloquial|casual|brazilian|"
+    r"european|mexican|american|british|business|written|spoken)\s+)"
     r"|[成为為到至]\s*|"
     r"(?:إلى|الى|به|به زبان)\s+|по-)$"
 )

@@ -71,13 +71,16 @@ class TranslationSignal:
     def detect(self, raw: str) -> SignalResult | None:
         full = normalise(raw)
         scan = self._scan(window(full))
-        found = (
-            self._verb(scan)
-            or self._convert(scan)
-            or self._say(scan)
-            or self._meaning(scan)
-            or self._bare_target(scan)
-        )
+        if p.CHECKING.match(scan.text):
+            found = self._verb(scan)  # "is 'X' the right way to say …": only a verb counts
+        else:
+            found = (
+                self._verb(scan)
+                or self._convert(scan)
+                or self._say(scan)
+                or self._meaning(scan)
+                or self._bare_target(scan)
+            )
         if found is None:
             return None
         source = self._source(full, scan, found)
@@ -176,7 +179,8 @@ class TranslationSignal:
             before, after = text[max(0, mention.start - 8) : mention.start], text[mention.end :]
             express = before.endswith(("用", "以")) and p.ZH_EXPRESS_AFTER.match(after)
             what_is = before.endswith("的") and p.ZH_WHAT_IS_AFTER.match(after)
-            if p.ZH_CONVERT_BEFORE.search(before) or express or what_is:
+            version = p.VERSION_OF.match(after) and p.PAYLOAD_MARK.search(after)
+            if p.ZH_CONVERT_BEFORE.search(before) or express or what_is or version:
                 reason = f"asks for the text in '{mention.language}'"
                 return _Found(0.85, reason, mention.start, mention.language)
         for mention in scan.targets + scan.weak_targets:
@@ -282,7 +286,7 @@ class TranslationSignal:
     def _bare_target(self, scan: _Scan) -> _Found | None:
         """A bare target and a payload: "In English please: <text>", "<text> (to French)"."""
         text = scan.text
-        for splitter in (":", "：", "\n", "(", "（"):
+        for splitter in (":", "：", "\n", "(", "（", "->", "→", "=>"):
             if splitter not in text:
                 continue
             head, _, tail = text.partition(splitter)
