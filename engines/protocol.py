@@ -1,0 +1,89 @@
+"""The narrow contract between the router and whatever generates tokens.
+
+The router only ever sees this protocol, so tests inject a fake engine without patching and
+other backends (a remote OpenAI-compatible server, say) can sit beside vLLM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedPrompt:
+    """A prompt already tokenised by the engine's own tokenizer."""
+
+    token_ids: Sequence[int]
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationRequest:
+    request_id: str
+    prompt: PreparedPrompt
+    # Validated, merged sampling fields (see router.sampling); names follow vLLM's SamplingParams.
+    sampling: Mapping[str, Any] = field(default_factory=dict)
+    # vLLM semantics: lower runs first. Only honoured with the priority scheduling policy.
+    priority: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationChunk:
+    """One delta of one choice: text and tokens produced since the previous chunk."""
+
+    index: int
+    text: str
+    token_count: int
+    finish_reason: str | None = None
+    stop_reason: str | int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EngineStats:
+    running: int = 0
+    waiting: int = 0
+    kv_cache_usage: float = 0.0
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """One model server living in this process."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def max_model_len(self) -> int: ...
+
+    @property
+    def max_num_seqs(self) -> int: ...
+
+    @property
+    def has_chat_template(self) -> bool: ...
+
+    async def start(self) -> None:
+        """Load the model; returns when the engine can take requests."""
+
+    def render_chat(self, messages: Sequence[Mapping[str, str]]) -> str:
+        """Apply the model's chat template, ending with the assistant turn's opening."""
+
+    def prepare(self, prompt: str) -> PreparedPrompt:
+        """Tokenise a rendered prompt."""
+
+    def generate(self, request: GenerationRequest) -> AsyncIterator[GenerationChunk]:
+        """Stream deltas. Closing or cancelling the iterator aborts the request in the engine."""
+
+    async def abort(self, request_id: str) -> None: ...
+
+    async def check_health(self) -> None:
+        """Raise engines.errors.EngineDeadError if the engine cannot serve."""
+
+    def stats(self) -> EngineStats: ...
+
+    async def aclose(self) -> None:
+        """Stop the engine and every process it started."""

@@ -1,0 +1,129 @@
+"""The set of running engines, built from routes.yaml's `engines:` section.
+
+Engines start concurrently; one that fails to start is marked failed and the others serve.
+The registry tracks each engine's state so /ready and /admin/status can report it, and a
+health loop marks an engine failed when its core process dies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+import structlog
+
+from engines.errors import EngineError
+from engines.protocol import Engine
+from router.config import EngineConfig
+
+log = structlog.get_logger("switchboard.engines")
+
+
+class EngineState(str, Enum):
+    STARTING = "starting"
+    READY = "ready"
+    FAILED = "failed"
+    DRAINING = "draining"
+    STOPPED = "stopped"
+
+
+EngineFactory = Callable[[EngineConfig], Engine]
+
+
+@dataclass
+class EngineHandle:
+    config: EngineConfig
+    engine: Engine
+    state: EngineState = EngineState.STARTING
+    error: str | None = None
+    in_flight: int = 0
+    started_s: float | None = None
+    startup_s: float | None = None
+    failures: int = field(default=0)
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    def status(self) -> dict[str, object]:
+        return {
+            "state": self.state.value,
+            "model": self.config.model,
+            "in_flight": self.in_flight,
+            "startup_s": None if self.startup_s is None else round(self.startup_s, 2),
+            "error": self.error,
+        }
+
+
+class EngineRegistry:
+    def __init__(self, factory: EngineFactory) -> None:
+        self._factory = factory
+        self._handles: dict[str, EngineHandle] = {}
+
+    @property
+    def handles(self) -> Mapping[str, EngineHandle]:
+        return self._handles
+
+    def get(self, name: str) -> EngineHandle:
+        return self._handles[name]
+
+    async def start(self, configs: Iterable[EngineConfig]) -> list[EngineHandle]:
+        """Start engines concurrently; failures are recorded on their handles, not raised."""
+        new = [EngineHandle(config=c, engine=self._factory(c)) for c in configs]
+        for handle in new:
+            self._handles[handle.name] = handle
+        await asyncio.gather(*(self._start_one(h) for h in new))
+        return new
+
+    async def _start_one(self, handle: EngineHandle) -> None:
+        handle.state = EngineState.STARTING
+        handle.started_s = time.monotonic()
+        log.info("engine_starting", engine=handle.name, model=handle.config.model)
+        try:
+            await handle.engine.start()
+        except Exception as exc:  # any start failure isolates this engine only
+            handle.state = EngineState.FAILED
+            handle.error = f"{type(exc).__name__}: {exc}"
+            log.error("engine_start_failed", engine=handle.name, error=handle.error)
+            return
+        handle.startup_s = time.monotonic() - handle.started_s
+        handle.state = EngineState.READY
+        log.info("engine_ready", engine=handle.name, startup_s=round(handle.startup_s, 2),
+                 max_model_len=handle.engine.max_model_len)
+
+    async def check_health(self) -> None:
+        for handle in list(self._handles.values()):
+            if handle.state is not EngineState.READY:
+                continue
+            try:
+                await handle.engine.check_health()
+            except EngineError as exc:
+                self.mark_failed(handle, exc)
+
+    def mark_failed(self, handle: EngineHandle, exc: BaseException) -> None:
+        if handle.state is EngineState.FAILED:
+            return
+        handle.state = EngineState.FAILED
+        handle.failures += 1
+        handle.error = f"{type(exc).__name__}: {exc}"
+        log.error("engine_failed", engine=handle.name, error=handle.error)
+
+    async def remove(self, name: str) -> None:
+        handle = self._handles.pop(name, None)
+        if handle is not None:
+            await self._close_one(handle)
+
+    async def aclose(self) -> None:
+        handles = list(self._handles.values())
+        await asyncio.gather(*(self._close_one(h) for h in handles))
+
+    async def _close_one(self, handle: EngineHandle) -> None:
+        try:
+            await handle.engine.aclose()
+        except Exception as exc:  # closing must go on for the other engines
+            log.warning("engine_close_failed", engine=handle.name, error=str(exc))
+        handle.state = EngineState.STOPPED
+        log.info("engine_stopped", engine=handle.name)

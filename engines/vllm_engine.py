@@ -1,0 +1,204 @@
+"""The vLLM adapter: one in-process `AsyncLLM` per engine, streaming with DELTA outputs.
+
+Works with vLLM 0.26 through 0.33: the few APIs that moved between those releases
+(`get_tokenizer` sync vs async, where the dead-engine error lives) are looked up defensively.
+vLLM is imported lazily so that router code and unit tests never load it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+import structlog
+
+from engines.errors import EngineDeadError, EngineNotReadyError, EngineRequestError
+from engines.protocol import EngineStats, GenerationChunk, GenerationRequest, PreparedPrompt
+from engines.sources import is_builtin, resolve_model
+from router.config import EngineConfig
+
+log = structlog.get_logger("switchboard.vllm")
+
+# Keys of ours that map onto SamplingParams fields of the same name.
+_SAMPLING_KEYS = (
+    "temperature", "top_p", "top_k", "min_p", "max_tokens", "min_tokens", "presence_penalty",
+    "frequency_penalty", "repetition_penalty", "stop", "seed", "ignore_eos", "n",
+)  # fmt: skip
+
+_FALLBACK_ROLES = {"system": "System", "user": "User", "assistant": "Assistant", "tool": "Tool"}
+
+
+def async_engine_arg_names() -> frozenset[str]:
+    """Field names of vLLM's AsyncEngineArgs, for validating routes.yaml."""
+    import dataclasses
+
+    from vllm.engine.arg_utils import AsyncEngineArgs
+
+    return frozenset(f.name for f in dataclasses.fields(AsyncEngineArgs)) - {"model"}
+
+
+def build_engine_args(config: EngineConfig, model_path: str) -> Any:
+    from vllm.engine.arg_utils import AsyncEngineArgs
+
+    args = dict(config.engine_args)
+    # The gateway logs one line per request itself; vLLM's per-request lines would double it.
+    args.setdefault("enable_log_requests", False)
+    if "served_model_name" not in args:
+        args["served_model_name"] = config.name
+    return AsyncEngineArgs(model=model_path, **args)
+
+
+def _dead_error_types() -> tuple[type[BaseException], ...]:
+    from vllm.v1.engine.exceptions import EngineDeadError as VllmEngineDead
+
+    return (VllmEngineDead,)
+
+
+class VllmEngine:
+    def __init__(self, config: EngineConfig) -> None:
+        self._config = config
+        self._llm: Any = None
+        self._tokenizer: Any = None
+        self._max_model_len = 0
+        self._max_num_seqs = 0
+        self._has_template = False
+        self._dead_errors: tuple[type[BaseException], ...] = ()
+        self._sampling_cls: Any = None
+        self._delta: Any = None
+
+    @property
+    def name(self) -> str:
+        return self._config.name
+
+    @property
+    def model(self) -> str:
+        return self._config.model
+
+    @property
+    def max_model_len(self) -> int:
+        return self._max_model_len
+
+    @property
+    def max_num_seqs(self) -> int:
+        return self._max_num_seqs
+
+    @property
+    def has_chat_template(self) -> bool:
+        return self._has_template
+
+    async def start(self) -> None:
+        # Route vLLM's logging through ours (see router.logs) instead of its own handlers.
+        os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
+        model_path = self._config.model
+        if is_builtin(model_path):
+            # Preparing a built-in model is CPU work; keep the event loop free meanwhile.
+            model_path = await asyncio.to_thread(resolve_model, model_path)
+        engine_args = build_engine_args(self._config, model_path)
+
+        from vllm import SamplingParams
+        from vllm.sampling_params import RequestOutputKind
+        from vllm.v1.engine.async_llm import AsyncLLM
+
+        self._sampling_cls = SamplingParams
+        self._delta = RequestOutputKind.DELTA
+        self._dead_errors = _dead_error_types()
+        # from_engine_args blocks until the engine-core process is up; a thread lets several
+        # engines start at once.
+        self._llm = await asyncio.to_thread(AsyncLLM.from_engine_args, engine_args)
+        model_config = self._llm.model_config
+        self._max_model_len = int(model_config.max_model_len)
+        self._max_num_seqs = int(self._llm.vllm_config.scheduler_config.max_num_seqs)
+        tokenizer = self._llm.get_tokenizer()
+        if inspect.isawaitable(tokenizer):
+            tokenizer = await tokenizer
+        self._tokenizer = tokenizer
+        self._has_template = bool(getattr(tokenizer, "chat_template", None))
+
+    def render_chat(self, messages: Sequence[Mapping[str, str]]) -> str:
+        if self._tokenizer is None:
+            raise EngineNotReadyError(f"engine {self.name!r} is not started")
+        if self._has_template:
+            try:
+                rendered = self._tokenizer.apply_chat_template(
+                    list(messages), tokenize=False, add_generation_prompt=True
+                )
+            except Exception as exc:  # a template may reject e.g. role order
+                raise EngineRequestError(f"the chat template rejected the messages: {exc}")
+            return str(rendered)
+        # A base model without a chat template: a plain transcript it can continue.
+        lines = [f"{_FALLBACK_ROLES.get(m['role'], m['role'])}: {m['content']}" for m in messages]
+        return "\n".join(lines) + "\nAssistant:"
+
+    def prepare(self, prompt: str) -> PreparedPrompt:
+        if self._tokenizer is None:
+            raise EngineNotReadyError(f"engine {self.name!r} is not started")
+        # A chat template already carries the BOS token; adding it again would double it.
+        add_special = not self._has_template
+        ids = self._tokenizer.encode(prompt, add_special_tokens=add_special)
+        return PreparedPrompt(token_ids=ids, text=prompt)
+
+    def _sampling_params(self, sampling: Mapping[str, Any]) -> Any:
+        kwargs = {k: sampling[k] for k in _SAMPLING_KEYS if k in sampling}
+        try:
+            return self._sampling_cls(output_kind=self._delta, **kwargs)
+        except (ValueError, TypeError) as exc:
+            raise EngineRequestError(str(exc)) from exc
+
+    async def generate(self, request: GenerationRequest) -> AsyncIterator[GenerationChunk]:
+        llm = self._llm
+        if llm is None:
+            raise EngineNotReadyError(f"engine {self.name!r} is not started")
+        if llm.errored:
+            raise EngineDeadError(f"engine {self.name!r} is dead")
+        params = self._sampling_params(request.sampling)
+        prompt = {"prompt_token_ids": list(request.prompt.token_ids)}
+        finished = False
+        try:
+            stream = llm.generate(
+                prompt, params, request.request_id, priority=request.priority
+            )
+            async for output in stream:
+                for completion in output.outputs:
+                    yield GenerationChunk(
+                        index=completion.index,
+                        text=completion.text,
+                        token_count=len(completion.token_ids),
+                        finish_reason=completion.finish_reason,
+                        stop_reason=completion.stop_reason,
+                    )
+                finished = output.finished
+        except self._dead_errors as exc:
+            raise EngineDeadError(f"engine {self.name!r} died: {exc}") from exc
+        except ValueError as exc:  # vLLM's input validation (e.g. a too-long prompt)
+            raise EngineRequestError(str(exc)) from exc
+        finally:
+            if not finished and not llm.errored:
+                # AsyncLLM aborts on cancellation itself; this covers every other exit path.
+                await asyncio.shield(self.abort(request.request_id))
+
+    async def abort(self, request_id: str) -> None:
+        if self._llm is not None and not self._llm.errored:
+            await self._llm.abort(request_id)
+
+    async def check_health(self) -> None:
+        if self._llm is None:
+            raise EngineNotReadyError(f"engine {self.name!r} is not started")
+        try:
+            await self._llm.check_health()
+        except Exception as exc:
+            raise EngineDeadError(f"engine {self.name!r} failed its health check: {exc}") from exc
+
+    def unfinished_requests(self) -> int:
+        return 0 if self._llm is None else int(self._llm.get_num_unfinished_requests())
+
+    def stats(self) -> EngineStats:
+        return EngineStats(running=self.unfinished_requests())
+
+    async def aclose(self) -> None:
+        llm, self._llm = self._llm, None
+        if llm is not None:
+            # shutdown() joins the engine-core process; do it off the event loop.
+            await asyncio.to_thread(llm.shutdown)

@@ -1,0 +1,106 @@
+"""The Starlette application: routes, middleware, error rendering, and the lifespan that
+owns the engines."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import structlog
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from engines.registry import EngineFactory, EngineRegistry
+from router import endpoints
+from router.classify import Classifier
+from router.config import GatewayConfig
+from router.errors import GatewayError, InternalError, error_response
+from router.middleware import RequestContextMiddleware
+from router.record import RequestRecord
+from router.routing import RoutingTable
+from router.state import GatewayState, limits_for
+
+log = structlog.get_logger("switchboard.app")
+
+HEALTH_INTERVAL_S = 2.0
+
+
+def build_classifier(config: GatewayConfig) -> Classifier:
+    recognition = {name: route.recognize for name, route in config.routes.items()}
+    return Classifier(recognition, config.default_route)
+
+
+async def _gateway_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, GatewayError)
+    record: RequestRecord | None = getattr(request.state, "record", None)
+    if record is not None:
+        record.error = exc.message[:300]
+    return error_response(exc)
+
+
+async def _unexpected_error(request: Request, exc: Exception) -> Response:
+    log.exception("unhandled_error", error=f"{type(exc).__name__}: {exc}")
+    return error_response(InternalError("internal error; see the gateway log"))
+
+
+async def _health_loop(registry: EngineRegistry) -> None:
+    while True:
+        await asyncio.sleep(HEALTH_INTERVAL_S)
+        await registry.check_health()
+
+
+def build_app(
+    config: GatewayConfig,
+    engine_factory: EngineFactory,
+    on_state: Callable[[GatewayState], None] | None = None,
+) -> Starlette:
+    """Build the gateway. `on_state` receives the live state once engines have started
+    (the server uses it to drain on SIGTERM; tests use it to reach the engines)."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
+        registry = EngineRegistry(engine_factory)
+        await registry.start(config.engines.values())
+        state = GatewayState(
+            config=config,
+            registry=registry,
+            table=RoutingTable(config, build_classifier(config)),
+            limits=limits_for(config),
+        )
+        if on_state is not None:
+            on_state(state)
+        monitor = asyncio.create_task(_health_loop(registry))
+        log.info("gateway_ready", engines={n: h.state.value for n, h in registry.handles.items()},
+                 routes=list(config.routes))
+        try:
+            yield {"gateway": state}
+        finally:
+            monitor.cancel()
+            await registry.aclose()
+            log.info("gateway_stopped")
+
+    routes = [
+        Route("/v1/chat/completions", endpoints.chat_completions, methods=["POST"]),
+        Route("/v1/completions", endpoints.completions, methods=["POST"]),
+        Route("/v1/classify", endpoints.classify, methods=["POST"]),
+        Route("/v1/models", endpoints.list_models, methods=["GET"]),
+        Route("/health", endpoints.health, methods=["GET"]),
+        Route("/ready", endpoints.ready, methods=["GET"]),
+        Route("/admin/status", endpoints.admin_status, methods=["GET"]),
+    ]
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(RequestContextMiddleware)],
+        exception_handlers={
+            GatewayError: _gateway_error,
+            HTTPException: endpoints.not_found,
+            Exception: _unexpected_error,
+        },
+        lifespan=lifespan,
+    )

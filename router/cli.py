@@ -1,0 +1,149 @@
+"""`switchboard` command line: serve, check, prepare-models, eval-routing."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from router.config import ConfigError, GatewayConfig, load_config
+
+DEFAULT_CONFIG = "routes.yaml"
+
+
+def _engine_arg_names() -> frozenset[str] | None:
+    try:
+        from engines.vllm_engine import async_engine_arg_names
+    except ImportError:  # no vLLM here: check everything but the engine_args names
+        return None
+    try:
+        return async_engine_arg_names()
+    except ImportError:
+        return None
+
+
+def _load(path: str, check_engine_args: bool = True) -> GatewayConfig:
+    names = _engine_arg_names() if check_engine_args else None
+    return load_config(path, engine_arg_names=names)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from engines.factory import build_engine
+    from router.app import build_app
+    from router.logs import configure_logging
+    from router.server import GatewayServer
+
+    config = _load(args.config)
+    server_cfg = config.server
+    configure_logging(args.log_format or server_cfg.log_format, server_cfg.log_level)
+    os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
+    host = args.host or server_cfg.host
+    port = args.port or server_cfg.port
+    import uvicorn
+
+    holder: list[GatewayServer] = []
+
+    def on_state(state: object) -> None:
+        from router.state import GatewayState
+
+        assert isinstance(state, GatewayState)
+        holder[0].attach(state)
+        print(f"switchboard ready on http://{host}:{port} "
+              f"(routes: {', '.join(config.routes)}; engines: {', '.join(config.engines)})",
+              flush=True)
+
+    app = build_app(config, build_engine, on_state=on_state)
+    uv_config = uvicorn.Config(
+        app, host=host, port=port, log_config=None, access_log=False,
+        timeout_graceful_shutdown=1, lifespan="on",
+    )
+    server = GatewayServer(uv_config, shutdown_timeout_s=server_cfg.shutdown_timeout_s)
+    holder.append(server)
+    asyncio.run(server.serve())
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from engines.memory import format_plan, plan_memory
+
+    try:
+        config = _load(args.config)
+    except ConfigError as exc:
+        print(f"{args.config}: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.config}: OK (hash {config.digest})")
+    print("engines:")
+    for name, engine in config.engines.items():
+        args_text = ", ".join(f"{k}={v}" for k, v in engine.engine_args.items()) or "defaults"
+        print(f"  {name}: {engine.model} [{engine.backend}] ({args_text})")
+    print(f"routes (default: {config.default_route}):")
+    for name, route in config.routes.items():
+        variants = ", ".join(f"{v.name}->{v.engine} w={v.weight:g}" for v in route.variants)
+        print(f"  {name} -> {route.engine}" + (f" [variants: {variants}]" if variants else ""))
+    plan = plan_memory(config)
+    print(format_plan(plan))
+    return 0 if plan.fits else 2
+
+
+def cmd_prepare_models(args: argparse.Namespace) -> int:
+    from engines.sources import is_builtin, prepare_builtin
+
+    config = _load(args.config, check_engine_args=False)
+    models = sorted({e.model for e in config.engines.values() if is_builtin(e.model)})
+    for model in models:
+        print(f"preparing {model} ...", flush=True)
+        path = prepare_builtin(model)
+        print(f"  {model} -> {path}", flush=True)
+    return 0
+
+
+def cmd_eval_routing(args: argparse.Namespace) -> int:
+    from router.app import build_classifier
+    from router.classify.evaluate import run_eval_routing
+
+    config = _load(args.config, check_engine_args=False)
+    report = run_eval_routing(Path(args.file), build_classifier(config), sys.stdout)
+    return 0 if report.accuracy >= args.min_accuracy else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="switchboard", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="serve the routes.yaml registry")
+    serve.add_argument("--config", default=DEFAULT_CONFIG)
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    serve.add_argument("--log-format", choices=["console", "json"])
+    serve.set_defaults(func=cmd_serve)
+
+    check = sub.add_parser("check", help="validate a routes.yaml and print its memory plan")
+    check.add_argument("config", nargs="?", default=DEFAULT_CONFIG)
+    check.set_defaults(func=cmd_check)
+
+    prep = sub.add_parser("prepare-models", help="prepare the built-in models a config uses")
+    prep.add_argument("--config", default=DEFAULT_CONFIG)
+    prep.set_defaults(func=cmd_prepare_models)
+
+    ev = sub.add_parser("eval-routing", help="evaluate the classifier on a labelled JSONL file")
+    ev.add_argument("file")
+    ev.add_argument("--config", default=DEFAULT_CONFIG)
+    ev.add_argument("--min-accuracy", type=float, default=0.0)
+    ev.set_defaults(func=cmd_eval_routing)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except ConfigError as exc:
+        print(f"config error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,443 @@
+"""routes.yaml → frozen dataclasses.
+
+The file maps one-to-one onto the dataclasses below. Every error names its YAML path
+(``routes.translation.engine: unknown engine 'gema' (known: qa, translation)``), and an
+unknown key carries a close-match hint. ``engine_args`` keys are checked against a set of
+names the caller passes in (the vLLM adapter supplies ``AsyncEngineArgs``' fields), so this
+module never imports vLLM.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+# Sampling fields a route or engine may default and a request may override. The types are
+# what the YAML/JSON value must be; ranges are checked in router.sampling.
+SAMPLING_FIELDS: dict[str, tuple[type, ...]] = {
+    "temperature": (int, float),
+    "top_p": (int, float),
+    "top_k": (int,),
+    "min_p": (int, float),
+    "max_tokens": (int,),
+    "min_tokens": (int,),
+    "presence_penalty": (int, float),
+    "frequency_penalty": (int, float),
+    "repetition_penalty": (int, float),
+    "stop": (str, list),
+    "seed": (int,),
+    "ignore_eos": (bool,),
+    "n": (int,),
+}
+
+
+class ConfigError(ValueError):
+    """A routes.yaml problem; the message starts with the YAML path it concerns."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}" if path else message)
+        self.path = path
+
+
+@dataclass(frozen=True, slots=True)
+class RecognitionConfig:
+    """How the classifier recognises a route without an explicit model name."""
+
+    keywords: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+    # Name of a built-in language-signal detector (e.g. "translation"), or None.
+    signals: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EngineConfig:
+    name: str
+    model: str
+    engine_args: Mapping[str, Any] = field(default_factory=dict)
+    sampling: Mapping[str, Any] = field(default_factory=dict)
+    # Gateway-side admission bound; None means the engine's max_num_seqs.
+    max_in_flight: int | None = None
+    max_queue: int = 256
+    # "vllm" for an in-process AsyncLLM, "fake" for tests and overhead benchmarks.
+    backend: str = "vllm"
+
+
+@dataclass(frozen=True, slots=True)
+class VariantConfig:
+    name: str
+    engine: str
+    weight: float = 1.0
+    sampling: Mapping[str, Any] = field(default_factory=dict)
+    system_prompt: str | None = None
+    prompt_template: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ShadowConfig:
+    variant: VariantConfig
+    fraction: float
+
+
+@dataclass(frozen=True, slots=True)
+class RouteConfig:
+    name: str
+    engine: str
+    description: str = ""
+    sampling: Mapping[str, Any] = field(default_factory=dict)
+    system_prompt: str | None = None
+    prompt_template: str | None = None
+    timeout_s: float | None = None
+    first_token_timeout_s: float | None = None
+    max_tokens_cap: int | None = None
+    recognize: RecognitionConfig = field(default_factory=RecognitionConfig)
+    variants: tuple[VariantConfig, ...] = ()
+    shadow: ShadowConfig | None = None
+    fallback: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    log_format: str = "console"
+    log_level: str = "info"
+    request_timeout_s: float = 300.0
+    shutdown_timeout_s: float = 30.0
+    max_body_bytes: int = 1_000_000
+    max_messages: int = 256
+    max_message_chars: int = 200_000
+    max_n: int = 8
+    record_file: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GatewayConfig:
+    server: ServerConfig
+    engines: Mapping[str, EngineConfig]
+    routes: Mapping[str, RouteConfig]
+    default_route: str
+    source_path: str = ""
+    digest: str = ""
+
+
+def load_config(
+    path: str | Path,
+    engine_arg_names: Collection[str] | None = None,
+) -> GatewayConfig:
+    """Read and validate a routes.yaml file."""
+    text = Path(path).read_text(encoding="utf-8")
+    return parse_config(text, engine_arg_names=engine_arg_names, source_path=str(path))
+
+
+def parse_config(
+    text: str,
+    engine_arg_names: Collection[str] | None = None,
+    source_path: str = "",
+) -> GatewayConfig:
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError("", f"invalid YAML: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise ConfigError("", "the top level must be a mapping with 'engines' and 'routes'")
+    _check_keys("", raw, {"server", "engines", "routes", "default_route"})
+    server = _parse_server(raw.get("server") or {})
+    engines = _parse_engines(raw.get("engines"), engine_arg_names)
+    routes = _parse_routes(raw.get("routes"), engines)
+    default_route = raw.get("default_route")
+    if default_route is None:
+        default_route = next(iter(routes))
+    if not isinstance(default_route, str) or default_route not in routes:
+        raise ConfigError(
+            "default_route", f"unknown route {default_route!r} (known: {', '.join(routes)})"
+        )
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return GatewayConfig(server, engines, routes, default_route, source_path, digest)
+
+
+def _check_keys(path: str, mapping: Mapping[str, Any], allowed: Collection[str]) -> None:
+    for key in mapping:
+        if key not in allowed:
+            raise ConfigError(_join(path, str(key)), _unknown_message("key", str(key), allowed))
+
+
+def _unknown_message(kind: str, name: str, known: Collection[str]) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown {kind} {name!r}{hint}"
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _mapping(path: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(path, f"must be a mapping, got {type(value).__name__}")
+    return value
+
+
+def _typed(path: str, value: Any, types: tuple[type, ...], what: str) -> Any:
+    # bool is an int in Python; a YAML `true` must not pass as a number.
+    if isinstance(value, bool) and bool not in types:
+        raise ConfigError(path, f"must be {what}, got bool")
+    if not isinstance(value, types):
+        raise ConfigError(path, f"must be {what}, got {type(value).__name__}")
+    return value
+
+
+def _opt_str(path: str, value: Any) -> str | None:
+    return None if value is None else _typed(path, value, (str,), "a string")
+
+
+def _opt_positive(path: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    number = float(_typed(path, value, (int, float), "a number"))
+    if number <= 0:
+        raise ConfigError(path, "must be > 0")
+    return number
+
+
+def _parse_server(raw: Any) -> ServerConfig:
+    data = _mapping("server", raw)
+    defaults = ServerConfig()
+    allowed = ServerConfig.__slots__
+    _check_keys("server", data, allowed)
+    values: dict[str, Any] = {}
+    for key in allowed:
+        if key not in data:
+            continue
+        default = getattr(defaults, key)
+        types: tuple[type, ...] = (int, float) if isinstance(default, float) else (type(default),)
+        if default is None:
+            types = (str,)
+        values[key] = _typed(f"server.{key}", data[key], types, types[0].__name__)
+    if values.get("log_format", "console") not in ("console", "json"):
+        raise ConfigError("server.log_format", "must be 'console' or 'json'")
+    return ServerConfig(**values)
+
+
+def _parse_sampling(path: str, raw: Any) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    data = _mapping(path, raw)
+    _check_keys(path, data, SAMPLING_FIELDS)
+    for key, value in data.items():
+        _typed(_join(path, key), value, SAMPLING_FIELDS[key], SAMPLING_FIELDS[key][0].__name__)
+    return dict(data)
+
+
+def _parse_engines(
+    raw: Any, engine_arg_names: Collection[str] | None
+) -> dict[str, EngineConfig]:
+    if raw is None:
+        raise ConfigError("engines", "at least one engine is required")
+    data = _mapping("engines", raw)
+    if not data:
+        raise ConfigError("engines", "at least one engine is required")
+    engines: dict[str, EngineConfig] = {}
+    allowed = ("model", "engine_args", "sampling", "max_in_flight", "max_queue", "backend")
+    for name, body in data.items():
+        path = f"engines.{name}"
+        spec = _mapping(path, body)
+        _check_keys(path, spec, allowed)
+        model = spec.get("model")
+        if not isinstance(model, str) or not model:
+            raise ConfigError(f"{path}.model", "required: a model id, a path or builtin:NAME")
+        args = _mapping(f"{path}.engine_args", spec.get("engine_args") or {})
+        if "model" in args:
+            raise ConfigError(f"{path}.engine_args.model", "set the model with engines.*.model")
+        if engine_arg_names is not None:
+            for key in args:
+                if key not in engine_arg_names:
+                    raise ConfigError(
+                        f"{path}.engine_args.{key}",
+                        _unknown_message("AsyncEngineArgs field", key, engine_arg_names),
+                    )
+        backend = spec.get("backend", "vllm")
+        if backend not in ("vllm", "fake"):
+            raise ConfigError(f"{path}.backend", "must be 'vllm' or 'fake'")
+        max_in_flight = spec.get("max_in_flight")
+        if max_in_flight is not None:
+            _typed(f"{path}.max_in_flight", max_in_flight, (int,), "an integer")
+            if max_in_flight < 1:
+                raise ConfigError(f"{path}.max_in_flight", "must be >= 1")
+        max_queue = _typed(f"{path}.max_queue", spec.get("max_queue", 256), (int,), "an integer")
+        if max_queue < 0:
+            raise ConfigError(f"{path}.max_queue", "must be >= 0")
+        engines[str(name)] = EngineConfig(
+            name=str(name),
+            model=model,
+            engine_args=dict(args),
+            sampling=_parse_sampling(f"{path}.sampling", spec.get("sampling")),
+            max_in_flight=max_in_flight,
+            max_queue=max_queue,
+            backend=backend,
+        )
+    return engines
+
+
+def _engine_ref(path: str, value: Any, engines: Mapping[str, EngineConfig]) -> str:
+    if not isinstance(value, str) or value not in engines:
+        known = ", ".join(engines)
+        raise ConfigError(path, f"unknown engine {value!r} (known: {known})")
+    return value
+
+
+def _parse_recognize(path: str, raw: Any) -> RecognitionConfig:
+    if raw is None:
+        return RecognitionConfig()
+    data = _mapping(path, raw)
+    _check_keys(path, data, ("keywords", "patterns", "examples", "signals"))
+    lists: dict[str, tuple[str, ...]] = {}
+    for key in ("keywords", "patterns", "examples"):
+        items = data.get(key) or []
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise ConfigError(f"{path}.{key}", "must be a list of strings")
+        lists[key] = tuple(items)
+    for index, pattern in enumerate(lists["patterns"]):
+        try:
+            import re
+
+            re.compile(pattern)
+        except re.error as exc:
+            raise ConfigError(f"{path}.patterns[{index}]", f"invalid regex: {exc}") from exc
+    signals = _opt_str(f"{path}.signals", data.get("signals"))
+    return RecognitionConfig(signals=signals, **lists)
+
+
+def _parse_variant(
+    path: str, raw: Any, engines: Mapping[str, EngineConfig]
+) -> VariantConfig:
+    data = _mapping(path, raw)
+    _check_keys(
+        path, data, ("name", "engine", "weight", "sampling", "system_prompt", "prompt_template")
+    )
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"{path}.name", "required: a non-empty string")
+    weight = float(_typed(f"{path}.weight", data.get("weight", 1.0), (int, float), "a number"))
+    if weight < 0:
+        raise ConfigError(f"{path}.weight", "must be >= 0")
+    return VariantConfig(
+        name=name,
+        engine=_engine_ref(f"{path}.engine", data.get("engine"), engines),
+        weight=weight,
+        sampling=_parse_sampling(f"{path}.sampling", data.get("sampling")),
+        system_prompt=_opt_str(f"{path}.system_prompt", data.get("system_prompt")),
+        prompt_template=_check_template(
+            f"{path}.prompt_template", _opt_str(f"{path}.prompt_template", data.get("prompt_template"))
+        ),
+    )
+
+
+TEMPLATE_FIELDS = ("text", "system", "target_language", "source_language")
+
+
+def _check_template(path: str, template: str | None) -> str | None:
+    if template is None:
+        return None
+    import string
+
+    for _, name, _, _ in string.Formatter().parse(template):
+        if name is not None and name not in TEMPLATE_FIELDS:
+            raise ConfigError(
+                path, f"unknown placeholder {{{name}}} (known: {', '.join(TEMPLATE_FIELDS)})"
+            )
+    return template
+
+
+def _parse_routes(raw: Any, engines: Mapping[str, EngineConfig]) -> dict[str, RouteConfig]:
+    if raw is None:
+        raise ConfigError("routes", "at least one route is required")
+    data = _mapping("routes", raw)
+    if not data:
+        raise ConfigError("routes", "at least one route is required")
+    allowed = (
+        "engine", "description", "sampling", "system_prompt", "prompt_template", "timeout_s",
+        "first_token_timeout_s", "max_tokens_cap", "recognize", "variants", "shadow", "fallback",
+    )  # fmt: skip
+    routes: dict[str, RouteConfig] = {}
+    for name, body in data.items():
+        path = f"routes.{name}"
+        spec = _mapping(path, body)
+        _check_keys(path, spec, allowed)
+        if str(name) in engines and spec.get("engine") != name:
+            raise ConfigError(path, f"a route named like engine {name!r} must use that engine")
+        variants = _parse_variants(f"{path}.variants", spec.get("variants"), engines)
+        engine = spec.get("engine")
+        if engine is None and variants:
+            engine = variants[0].engine
+        cap = spec.get("max_tokens_cap")
+        if cap is not None:
+            _typed(f"{path}.max_tokens_cap", cap, (int,), "an integer")
+        routes[str(name)] = RouteConfig(
+            name=str(name),
+            engine=_engine_ref(f"{path}.engine", engine, engines),
+            description=_opt_str(f"{path}.description", spec.get("description")) or "",
+            sampling=_parse_sampling(f"{path}.sampling", spec.get("sampling")),
+            system_prompt=_opt_str(f"{path}.system_prompt", spec.get("system_prompt")),
+            prompt_template=_check_template(
+                f"{path}.prompt_template",
+                _opt_str(f"{path}.prompt_template", spec.get("prompt_template")),
+            ),
+            timeout_s=_opt_positive(f"{path}.timeout_s", spec.get("timeout_s")),
+            first_token_timeout_s=_opt_positive(
+                f"{path}.first_token_timeout_s", spec.get("first_token_timeout_s")
+            ),
+            max_tokens_cap=cap,
+            recognize=_parse_recognize(f"{path}.recognize", spec.get("recognize")),
+            variants=variants,
+            shadow=_parse_shadow(f"{path}.shadow", spec.get("shadow"), engines),
+            fallback=_opt_str(f"{path}.fallback", spec.get("fallback")),
+        )
+    for name, route in routes.items():
+        if route.fallback is not None and route.fallback not in routes:
+            raise ConfigError(
+                f"routes.{name}.fallback",
+                f"unknown route {route.fallback!r} (known: {', '.join(routes)})",
+            )
+    return routes
+
+
+def _parse_variants(
+    path: str, raw: Any, engines: Mapping[str, EngineConfig]
+) -> tuple[VariantConfig, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError(path, "must be a non-empty list")
+    variants = tuple(_parse_variant(f"{path}[{i}]", v, engines) for i, v in enumerate(raw))
+    names = [v.name for v in variants]
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            raise ConfigError(f"{path}[{index}].name", f"duplicate variant {name!r}")
+    if sum(v.weight for v in variants) <= 0:
+        raise ConfigError(path, "the weights must not all be 0")
+    return variants
+
+
+def _parse_shadow(
+    path: str, raw: Any, engines: Mapping[str, EngineConfig]
+) -> ShadowConfig | None:
+    if raw is None:
+        return None
+    data = _mapping(path, raw)
+    fraction = data.get("fraction", 1.0)
+    _typed(f"{path}.fraction", fraction, (int, float), "a number")
+    if not 0 <= fraction <= 1:
+        raise ConfigError(f"{path}.fraction", "must be between 0 and 1")
+    variant_raw = {k: v for k, v in data.items() if k != "fraction"}
+    variant_raw.setdefault("name", "shadow")
+    return ShadowConfig(variant=_parse_variant(path, variant_raw, engines), fraction=float(fraction))
+
+
+ConfigLoader = Callable[[str | Path], GatewayConfig]

@@ -1,0 +1,87 @@
+"""Which route, which variant, which engine: the routing table of one config generation.
+
+A table is immutable; a reload builds a new one and swaps it in atomically, so a request
+keeps the table it started with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from router.classify import Classifier, RouteDecision, explicit_decision
+from router.config import GatewayConfig, RouteConfig, VariantConfig
+from router.errors import ModelNotFoundError
+from router.variants import pick_variant
+
+AUTO_NAMES = frozenset({"auto", "default", ""})
+
+
+@dataclass(frozen=True, slots=True)
+class RouteChoice:
+    route: RouteConfig
+    decision: RouteDecision
+    variant: VariantConfig | None
+    engine: str
+    forced_variant: bool = False
+
+
+class RoutingTable:
+    def __init__(self, config: GatewayConfig, classifier: Classifier) -> None:
+        self.config = config
+        self.classifier = classifier
+        # An engine name used as a model gets a bare route: engine defaults, no prompts.
+        self._engine_routes = {
+            name: RouteConfig(name=name, engine=name)
+            for name in config.engines
+            if name not in config.routes
+        }
+
+    @property
+    def model_ids(self) -> list[str]:
+        return [*self.config.routes, *self._engine_routes]
+
+    def lookup(self, name: str) -> RouteConfig | None:
+        return self.config.routes.get(name) or self._engine_routes.get(name)
+
+    def choose(
+        self,
+        model: str,
+        messages: Sequence[Mapping[str, object]],
+        route_header: str | None = None,
+        sticky_key: str | None = None,
+        forced_variant: str | None = None,
+    ) -> RouteChoice:
+        decision = self.decide(model, messages, route_header)
+        route = self.lookup(decision.route)
+        if route is None:  # a classifier naming a route the config lacks is a config bug
+            route = self.config.routes[self.config.default_route]
+        variant = pick_variant(route, sticky_key, forced_variant)
+        engine = variant.engine if variant is not None else route.engine
+        return RouteChoice(route, decision, variant, engine, forced_variant is not None)
+
+    def decide(
+        self,
+        model: str,
+        messages: Sequence[Mapping[str, object]],
+        route_header: str | None = None,
+    ) -> RouteDecision:
+        if route_header:
+            name = route_header.strip()
+            if self.lookup(name) is None:
+                raise self._not_found(name, "X-Route header")
+            return explicit_decision(name, "X-Route header")
+        if model not in AUTO_NAMES:
+            if self.lookup(model) is None:
+                raise self._not_found(model, "model")
+            return explicit_decision(model, f"model {model!r}")
+        if not messages:
+            return explicit_decision(self.config.default_route, "default route")
+        return self.classifier.classify(messages)
+
+    def _not_found(self, name: str, where: str) -> ModelNotFoundError:
+        known = ", ".join(["auto", *self.model_ids])
+        return ModelNotFoundError(
+            f"The model {name!r} ({where}) does not exist; known: {known}",
+            param="model",
+        )

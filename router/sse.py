@@ -1,0 +1,186 @@
+"""OpenAI response bodies: streamed chunks (Server-Sent Events) and whole responses.
+
+SSE framing is one line per event (``data: <json>\\n\\n``), so it is written here directly on
+the per-token hot path rather than through a generic SSE library: sse-starlette's
+EventSourceResponse adds ping tasks and closes streams on server shutdown, which would cut
+in-flight answers short during a graceful drain.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+from engines.protocol import GenerationChunk
+from router.disconnect import DisconnectWatcher
+from router.errors import GatewayError, error_event
+
+DONE = b"data: [DONE]\n\n"
+
+
+def encode_event(payload: dict[str, Any]) -> bytes:
+    return b"data: " + orjson.dumps(payload) + b"\n\n"
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+        }
+
+
+@dataclass
+class ResponseShape:
+    """What every chunk of one response shares."""
+
+    response_id: str
+    model: str
+    kind: str  # "chat" or "text"
+    created: int = field(default_factory=lambda: int(time.time()))
+
+    @property
+    def chunk_object(self) -> str:
+        return "chat.completion.chunk" if self.kind == "chat" else "text_completion"
+
+    def chunk(self, choices: list[dict[str, Any]], usage: Usage | None = None) -> bytes:
+        payload: dict[str, Any] = {
+            "id": self.response_id,
+            "object": self.chunk_object,
+            "created": self.created,
+            "model": self.model,
+            "choices": choices,
+        }
+        if usage is not None:
+            payload["usage"] = usage.as_dict()
+        return encode_event(payload)
+
+    def delta_choice(self, index: int, text: str, finish_reason: str | None) -> dict[str, Any]:
+        if self.kind == "chat":
+            delta: dict[str, Any] = {"content": text} if text or finish_reason is None else {}
+            return {"index": index, "delta": delta, "logprobs": None,
+                    "finish_reason": finish_reason}
+        return {"index": index, "text": text, "logprobs": None, "finish_reason": finish_reason}
+
+
+async def stream_events(
+    shape: ResponseShape,
+    chunks: AsyncIterator[GenerationChunk],
+    usage: Callable[[], Usage],
+    n: int,
+    include_usage: bool,
+    first: GenerationChunk | None = None,
+) -> AsyncIterator[bytes]:
+    """Turn engine deltas into SSE bytes; an error mid-stream becomes an error event."""
+    if shape.kind == "chat":
+        roles = [
+            {"index": i, "delta": {"role": "assistant", "content": ""}, "logprobs": None,
+             "finish_reason": None}
+            for i in range(n)
+        ]
+        yield shape.chunk(roles)
+    try:
+        if first is not None:
+            yield shape.chunk([shape.delta_choice(first.index, first.text, first.finish_reason)])
+        async for item in chunks:
+            yield shape.chunk([shape.delta_choice(item.index, item.text, item.finish_reason)])
+    except GatewayError as exc:
+        yield error_event(exc)
+        return
+    if include_usage:
+        yield shape.chunk([], usage())
+    yield DONE
+
+
+@dataclass
+class CollectedChoice:
+    text: list[str] = field(default_factory=list)
+    finish_reason: str | None = None
+
+
+async def collect(
+    chunks: AsyncIterator[GenerationChunk], n: int, first: GenerationChunk | None = None
+) -> list[CollectedChoice]:
+    choices = [CollectedChoice() for _ in range(n)]
+
+    def add(item: GenerationChunk) -> None:
+        choice = choices[item.index]
+        choice.text.append(item.text)
+        if item.finish_reason is not None:
+            choice.finish_reason = item.finish_reason
+
+    if first is not None:
+        add(first)
+    async for item in chunks:
+        add(item)
+    return choices
+
+
+def whole_response(
+    shape: ResponseShape, choices: list[CollectedChoice], usage: Usage, echo_prefix: str = ""
+) -> dict[str, Any]:
+    rendered: list[dict[str, Any]] = []
+    for index, choice in enumerate(choices):
+        text = "".join(choice.text)
+        if shape.kind == "chat":
+            rendered.append({
+                "index": index,
+                "message": {"role": "assistant", "content": text},
+                "logprobs": None,
+                "finish_reason": choice.finish_reason,
+            })
+        else:
+            rendered.append({"index": index, "text": echo_prefix + text, "logprobs": None,
+                             "finish_reason": choice.finish_reason})
+    return {
+        "id": shape.response_id,
+        "object": "chat.completion" if shape.kind == "chat" else "text_completion",
+        "created": shape.created,
+        "model": shape.model,
+        "choices": rendered,
+        "usage": usage.as_dict(),
+    }
+
+
+class EventStreamResponse(Response):
+    """Streams SSE bytes; a client disconnect cancels the stream (and so the engine request).
+
+    Starlette's StreamingResponse only notices a disconnect on its next write under ASGI
+    2.4, which for a request still in prefill can be seconds later.
+    """
+
+    media_type = "text/event-stream"
+
+    def __init__(self, events: AsyncIterator[bytes], headers: Mapping[str, str] | None = None):
+        super().__init__(content=None, status_code=200, headers=headers)
+        # A stream has no length; Response.__init__ would announce an empty body.
+        self.raw_headers = [(k, v) for k, v in self.raw_headers if k != b"content-length"]
+        self.raw_headers.append((b"cache-control", b"no-cache"))
+        self.raw_headers.append((b"x-accel-buffering", b"no"))
+        self.events = events
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code,
+                    "headers": self.raw_headers})
+        try:
+            async with DisconnectWatcher(receive):
+                async for data in self.events:
+                    await send({"type": "http.response.body", "body": data, "more_body": True})
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:
+            pass  # the client went away between our disconnect check and the write
+        finally:
+            aclose = getattr(self.events, "aclose", None)
+            if aclose is not None:
+                await aclose()

@@ -1,0 +1,65 @@
+"""A gateway wired to fake engines, for endpoint tests without vLLM."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from starlette.testclient import TestClient
+
+from engines.fake import FakeEngine
+from engines.protocol import Engine
+from router.app import build_app
+from router.config import EngineConfig, GatewayConfig, parse_config
+from router.state import GatewayState
+
+FAKE_CONFIG = """
+default_route: qa
+engines:
+  qa: {model: fake-qa, backend: fake, engine_args: {max_model_len: 64, max_num_seqs: 4},
+       sampling: {temperature: 0.5, max_tokens: 8}, max_queue: 2}
+  translation: {model: fake-mt, backend: fake, engine_args: {max_model_len: 64}}
+routes:
+  qa:
+    engine: qa
+    system_prompt: Be brief.
+    sampling: {temperature: 0.6}
+  translation:
+    engine: translation
+    prompt_template: "Translate into {target_language}: {text}"
+    recognize: {signals: translation}
+  code:
+    engine: qa
+    timeout_s: 0.3
+    max_tokens_cap: 20
+    recognize: {keywords: [python function, stack trace]}
+    fallback: qa
+"""
+
+
+class FakeGateway:
+    def __init__(self, config: GatewayConfig) -> None:
+        self.config = config
+        self.engines: dict[str, FakeEngine] = {}
+        self.state: GatewayState | None = None
+
+    def factory(self, engine_config: EngineConfig) -> Engine:
+        engine = FakeEngine(
+            engine_config.name,
+            engine_config.model,
+            int(engine_config.engine_args.get("max_model_len", 512)),
+            int(engine_config.engine_args.get("max_num_seqs", 64)),
+        )
+        self.engines[engine_config.name] = engine
+        return engine
+
+    def on_state(self, state: GatewayState) -> None:
+        self.state = state
+
+
+@contextmanager
+def fake_client(config_text: str = FAKE_CONFIG) -> Iterator[tuple[TestClient, FakeGateway]]:
+    gateway = FakeGateway(parse_config(config_text))
+    app = build_app(gateway.config, gateway.factory, on_state=gateway.on_state)
+    with TestClient(app) as client:
+        yield client, gateway
