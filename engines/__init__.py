@@ -1,1 +1,1 @@
-"""Engines behind the router: the Engine protocol, the vLLM adapter, a fake engine, model sources."""
+"""Engines behind the router: the Engine protocol, vLLM adapter, fake engine, model sources."""

@@ -11,7 +11,7 @@ import asyncio
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 import structlog
 
@@ -22,7 +22,7 @@ from router.config import EngineConfig
 log = structlog.get_logger("switchboard.engines")
 
 
-class EngineState(str, Enum):
+class EngineState(StrEnum):
     STARTING = "starting"
     READY = "ready"
     FAILED = "failed"

@@ -134,6 +134,6 @@ def _convert_gguf(gguf_path: Path, out_dir: Path) -> None:
         if holder is not None and hasattr(holder, "quantization_config"):
             delattr(holder, "quantization_config")
     if hasattr(model, "hf_quantizer"):
-        model.hf_quantizer = None
+        setattr(model, "hf_quantizer", None)  # noqa: B010 - torch's Module typing rejects None
     model.save_pretrained(out_dir, safe_serialization=True)
     tokenizer.save_pretrained(out_dir)

@@ -126,7 +126,9 @@ class VllmEngine:
                     list(messages), tokenize=False, add_generation_prompt=True
                 )
             except Exception as exc:  # a template may reject e.g. role order
-                raise EngineRequestError(f"the chat template rejected the messages: {exc}")
+                raise EngineRequestError(
+                    f"the chat template rejected the messages: {exc}"
+                ) from exc
             return str(rendered)
         # A base model without a chat template: a plain transcript it can continue.
         lines = [f"{_FALLBACK_ROLES.get(m['role'], m['role'])}: {m['content']}" for m in messages]

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import re
+import string
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -305,8 +307,6 @@ def _parse_recognize(path: str, raw: Any) -> RecognitionConfig:
         lists[key] = tuple(items)
     for index, pattern in enumerate(lists["patterns"]):
         try:
-            import re
-
             re.compile(pattern)
         except re.error as exc:
             raise ConfigError(f"{path}.patterns[{index}]", f"invalid regex: {exc}") from exc
@@ -333,19 +333,17 @@ def _parse_variant(
         weight=weight,
         sampling=_parse_sampling(f"{path}.sampling", data.get("sampling")),
         system_prompt=_opt_str(f"{path}.system_prompt", data.get("system_prompt")),
-        prompt_template=_check_template(
-            f"{path}.prompt_template", _opt_str(f"{path}.prompt_template", data.get("prompt_template"))
-        ),
+        prompt_template=_template(f"{path}.prompt_template", data.get("prompt_template")),
     )
 
 
 TEMPLATE_FIELDS = ("text", "system", "target_language", "source_language")
 
 
-def _check_template(path: str, template: str | None) -> str | None:
+def _template(path: str, value: Any) -> str | None:
+    template = _opt_str(path, value)
     if template is None:
         return None
-    import string
 
     for _, name, _, _ in string.Formatter().parse(template):
         if name is not None and name not in TEMPLATE_FIELDS:
@@ -385,10 +383,7 @@ def _parse_routes(raw: Any, engines: Mapping[str, EngineConfig]) -> dict[str, Ro
             description=_opt_str(f"{path}.description", spec.get("description")) or "",
             sampling=_parse_sampling(f"{path}.sampling", spec.get("sampling")),
             system_prompt=_opt_str(f"{path}.system_prompt", spec.get("system_prompt")),
-            prompt_template=_check_template(
-                f"{path}.prompt_template",
-                _opt_str(f"{path}.prompt_template", spec.get("prompt_template")),
-            ),
+            prompt_template=_template(f"{path}.prompt_template", spec.get("prompt_template")),
             timeout_s=_opt_positive(f"{path}.timeout_s", spec.get("timeout_s")),
             first_token_timeout_s=_opt_positive(
                 f"{path}.first_token_timeout_s", spec.get("first_token_timeout_s")
@@ -437,7 +432,8 @@ def _parse_shadow(
         raise ConfigError(f"{path}.fraction", "must be between 0 and 1")
     variant_raw = {k: v for k, v in data.items() if k != "fraction"}
     variant_raw.setdefault("name", "shadow")
-    return ShadowConfig(variant=_parse_variant(path, variant_raw, engines), fraction=float(fraction))
+    variant = _parse_variant(path, variant_raw, engines)
+    return ShadowConfig(variant=variant, fraction=float(fraction))
 
 
 ConfigLoader = Callable[[str | Path], GatewayConfig]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,6 +79,7 @@ def prepare(
         forced_variant=headers.get("x-switchboard-variant") or None,
     )
     choice, handle = _serving_engine(state, choice, record)
+    decision = choice.decision
     route, variant = choice.route, choice.variant
     record.route, record.engine = route.name, handle.name
     record.variant = variant.name if variant else None
@@ -87,7 +88,12 @@ def prepare(
     admission = state.admission(handle.name)
     admission.acquire(vip=priority < 0)
     try:
-        prompt = _render(handle, route, variant, request, choice.decision)
+        needs_languages = decision.target_language is None and _templated(route, variant)
+        if request.kind == "chat" and needs_languages:
+            # A route named explicitly skipped the classifier; its template still wants the
+            # languages and the text to translate.
+            decision = state.table.classifier.classify(messages)
+        prompt = _render(handle, route, variant, request, decision)
         sampling = merge_sampling(
             handle.config.sampling,
             route.sampling,
@@ -105,7 +111,7 @@ def prepare(
         handle=handle,
         route=route,
         variant=variant,
-        decision=choice.decision,
+        decision=decision,
         generation=GenerationRequest(record.request_id, prompt, sampling, priority),
         timeout_s=timeout,
         first_token_timeout_s=route.first_token_timeout_s,
@@ -133,6 +139,10 @@ def _serving_engine(
         route = state.table.lookup(fallback)
         assert route is not None  # config validation guarantees fallback routes exist
         choice = RouteChoice(route, choice.decision, None, route.engine)
+
+
+def _templated(route: RouteConfig, variant: VariantConfig | None) -> bool:
+    return bool((variant.prompt_template if variant else None) or route.prompt_template)
 
 
 def _render(
@@ -168,8 +178,9 @@ def _fill_template(
 ) -> str:
     user_turns = [m["content"] for m in messages if m["role"] == "user"]
     system_turns = [m["content"] for m in messages if m["role"] == "system"]
+    text = decision.payload or (user_turns[-1] if user_turns else messages[-1]["content"])
     return template.format(
-        text=user_turns[-1] if user_turns else messages[-1]["content"],
+        text=text,
         system=system_turns[0] if system_turns else (system_prompt or ""),
         target_language=decision.target_language or "English",
         source_language=decision.source_language or "the source language",
@@ -222,7 +233,7 @@ def _fit_context(
 
 async def run(
     state: GatewayState, prepared: PreparedRequest, record: RequestRecord
-) -> AsyncIterator[GenerationChunk]:
+) -> AsyncGenerator[GenerationChunk, None]:
     """Stream the engine's deltas; every early exit aborts the request in the engine."""
     handle = prepared.handle
     admission = state.admission(handle.name)

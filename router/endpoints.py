@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from engines.registry import EngineState
-from router import dispatch
+from router import dispatch, shadow
 from router.classify import RouteDecision
 from router.disconnect import DisconnectWatcher
 from router.errors import (
@@ -93,6 +93,7 @@ async def _complete(request: Request, kind: str) -> Response:
     parsed = await _parse(request, state, kind)
     record.stream = parsed.stream
     prepared = dispatch.prepare(state, parsed, request.headers, record)
+    shadow.mirror(state, parsed, prepared, record)
     chunks = dispatch.run(state, prepared, record)
     prefix = "chatcmpl-" if kind == "chat" else "cmpl-"
     shape = ResponseShape(response_id=prefix + record.request_id, model=prepared.handle.name,

@@ -18,7 +18,7 @@ MAX_STOP_SEQUENCES = 16
 MAX_STOP_CHARS = 1_000
 
 # name -> (allowed types, low, high, low inclusive). None bounds are open.
-_NUMERIC: dict[str, tuple[tuple[type, ...], float | None, float | None, bool]] = {
+_NUMERIC: dict[str, tuple[tuple[type, ...], int | float | None, int | float | None, bool]] = {
     "temperature": ((int, float), 0.0, 2.0, True),
     "top_p": ((int, float), 0.0, 1.0, False),
     "min_p": ((int, float), 0.0, 1.0, True),
@@ -67,15 +67,16 @@ def _number(param: str, value: Any, name: str) -> int | float:
         raise InvalidRequestError(f"'{param}' must be {kind}", param=param)
     if isinstance(value, float) and not math.isfinite(value):
         raise InvalidRequestError(f"'{param}' must be finite", param=param)
-    too_low = low is not None and (value < low if low_inclusive else value <= low)
-    too_high = high is not None and value > high
+    number: int | float = value  # type: ignore[assignment]  # isinstance above narrows it
+    too_low = low is not None and (number < low if low_inclusive else number <= low)
+    too_high = high is not None and number > high
     if too_low or too_high:
         lo = "" if low is None else (f"{low} <= " if low_inclusive else f"{low} < ")
         hi = "" if high is None else f" <= {high}"
         raise InvalidRequestError(f"'{param}' must satisfy {lo}{param}{hi}", param=param)
-    if name == "top_k" and value == 0:
+    if name == "top_k" and number == 0:
         return -1  # OpenAI-style clients send 0 for "disabled"; vLLM spells it -1
-    return value
+    return number
 
 
 def _stop(value: Any) -> list[str]:

@@ -55,7 +55,7 @@ class Classifier:
             if found is not None:
                 return RouteDecision(
                     route, found.confidence, "language", found.reason,
-                    found.target_language, found.source_language,
+                    found.target_language, found.source_language, found.payload,
                 )  # fmt: skip
         example = self._examples.match(normalised) if self._examples else None
         if example is not None:

@@ -15,6 +15,8 @@ class RouteDecision:
     reason: str
     target_language: str | None = None
     source_language: str | None = None
+    # For translation: the text to translate, without the instruction around it.
+    payload: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready form; language fields appear only when known."""

@@ -35,6 +35,8 @@ class SignalResult:
     reason: str
     target_language: str | None = None
     source_language: str | None = None
+    # The text to translate with the instruction taken off, for the route's prompt template.
+    payload: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +87,9 @@ class TranslationSignal:
             return None
         source = self._source(full, scan, found)
         target = found.target or self._infer_target(scan.text, source)
-        return SignalResult(found.confidence, found.reason, target, source)
+        payload = (found.payload or _payload(full, found.anchor)).strip()
+        return SignalResult(found.confidence, found.reason, target, source,
+                            payload if payload and payload != full.strip() else None)
 
     def detect_instruction(self, system: str, user: str) -> SignalResult | None:
         """A system prompt that makes every user turn a translation ("Translate into …")."""
@@ -96,7 +100,7 @@ class TranslationSignal:
         identified = self._id.identify(normalise(user))
         source = identified.language if identified is not None else None
         reason = f"system prompt: {found.reason}"
-        return SignalResult(found.confidence * 0.95, reason, found.target, source)
+        return SignalResult(found.confidence * 0.95, reason, found.target, source, user)
 
     # -- scanning -------------------------------------------------------------------------
 

@@ -62,7 +62,8 @@ def test_several_routes_may_share_an_engine() -> None:
             "engines.qa.model: required: a model id, a path or builtin:NAME",
         ),
         (
-            "engines: {qa: {model: m, engine_args: {max_modle_len: 5}}}\nroutes: {qa: {engine: qa}}\n",
+            "engines: {qa: {model: m, engine_args: {max_modle_len: 5}}}\n"
+            "routes: {qa: {engine: qa}}\n",
             "engines.qa.engine_args.max_modle_len: unknown AsyncEngineArgs field "
             "'max_modle_len'; did you mean 'max_model_len'?",
         ),
@@ -93,7 +94,8 @@ def test_several_routes_may_share_an_engine() -> None:
         ),
         (
             "engines: {qa: {model: m}}\n"
-            "routes: {qa: {engine: qa, variants: [{name: a, engine: qa}, {name: a, engine: qa}]}}\n",
+            "routes: {qa: {engine: qa, variants: [{name: a, engine: qa}, "
+            "{name: a, engine: qa}]}}\n",
             "routes.qa.variants[1].name: duplicate variant 'a'",
         ),
         (
