@@ -119,6 +119,25 @@ class ServerConfig:
     record_file: str | None = None
 
 
+DEFAULT_TIERS: Mapping[str, int] = {"vip": -10, "standard": 0}
+
+
+@dataclass(frozen=True, slots=True)
+class AuthConfig:
+    """Where API keys come from. Keys are never written in routes.yaml itself."""
+
+    # An environment variable holding "KEY:TIER[,KEY:TIER...]" (TIER may be "admin").
+    keys_env: str | None = None
+    # A YAML file listing keys by their sha256 digest: [{name, sha256, tier, admin}].
+    keys_file: str | None = None
+    # Tier name -> vLLM request priority (lower runs first).
+    tiers: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_TIERS))
+
+    @property
+    def enabled(self) -> bool:
+        return self.keys_env is not None or self.keys_file is not None
+
+
 @dataclass(frozen=True, slots=True)
 class GatewayConfig:
     server: ServerConfig
@@ -127,6 +146,7 @@ class GatewayConfig:
     default_route: str
     source_path: str = ""
     digest: str = ""
+    auth: AuthConfig = field(default_factory=AuthConfig)
 
 
 def load_config(
@@ -149,8 +169,9 @@ def parse_config(
         raise ConfigError("", f"invalid YAML: {exc}") from exc
     if not isinstance(raw, dict):
         raise ConfigError("", "the top level must be a mapping with 'engines' and 'routes'")
-    _check_keys("", raw, {"server", "engines", "routes", "default_route"})
+    _check_keys("", raw, {"server", "engines", "routes", "default_route", "auth"})
     server = _parse_server(raw.get("server") or {})
+    auth = _parse_auth(raw.get("auth"), source_path)
     engines = _parse_engines(raw.get("engines"), engine_arg_names)
     routes = _parse_routes(raw.get("routes"), engines)
     default_route = raw.get("default_route")
@@ -161,7 +182,24 @@ def parse_config(
             "default_route", f"unknown route {default_route!r} (known: {', '.join(routes)})"
         )
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-    return GatewayConfig(server, engines, routes, default_route, source_path, digest)
+    return GatewayConfig(server, engines, routes, default_route, source_path, digest, auth)
+
+
+def _parse_auth(raw: Any, source_path: str) -> AuthConfig:
+    if raw is None:
+        return AuthConfig()
+    data = _mapping("auth", raw)
+    _check_keys("auth", data, ("keys_env", "keys_file", "tiers"))
+    keys_env = _opt_str("auth.keys_env", data.get("keys_env"))
+    keys_file = _opt_str("auth.keys_file", data.get("keys_file"))
+    if keys_file is not None and source_path and not Path(keys_file).is_absolute():
+        keys_file = str(Path(source_path).parent / keys_file)  # relative to routes.yaml
+    tiers = dict(DEFAULT_TIERS)
+    for name, priority in _mapping("auth.tiers", data.get("tiers") or {}).items():
+        tiers[str(name)] = _typed(f"auth.tiers.{name}", priority, (int,), "an integer")
+    if "admin" in tiers:
+        raise ConfigError("auth.tiers.admin", "'admin' is a role, not a tier name")
+    return AuthConfig(keys_env=keys_env, keys_file=keys_file, tiers=tiers)
 
 
 def _check_keys(path: str, mapping: Mapping[str, Any], allowed: Collection[str]) -> None:

@@ -11,6 +11,7 @@ from starlette.responses import Response
 
 from engines.registry import EngineState
 from router import dispatch, shadow
+from router.auth import ANONYMOUS, Principal
 from router.classify import RouteDecision
 from router.disconnect import DisconnectWatcher
 from router.errors import (
@@ -20,6 +21,7 @@ from router.errors import (
     PayloadTooLargeError,
     error_response,
 )
+from router.openapi import openapi_spec
 from router.record import RequestRecord
 from router.schemas import (
     CompletionRequest,
@@ -92,7 +94,8 @@ async def _complete(request: Request, kind: str) -> Response:
     record = record_of(request)
     parsed = await _parse(request, state, kind)
     record.stream = parsed.stream
-    prepared = dispatch.prepare(state, parsed, request.headers, record)
+    principal: Principal = getattr(request.state, "principal", ANONYMOUS)
+    prepared = dispatch.prepare(state, parsed, request.headers, record, principal.priority)
     shadow.mirror(state, parsed, prepared, record)
     chunks = dispatch.run(state, prepared, record)
     prefix = "chatcmpl-" if kind == "chat" else "cmpl-"
@@ -152,6 +155,10 @@ async def list_models(request: Request) -> Response:
                      "object": "model", "created": created, "owned_by": "switchboard",
                      "kind": "engine", "model": engine.model})
     return json_response({"object": "list", "data": data})
+
+
+async def openapi(request: Request) -> Response:
+    return json_response(openapi_spec())
 
 
 async def health(request: Request) -> Response:

@@ -1,0 +1,86 @@
+"""API keys: 401/403 in OpenAI's shape, tiers to vLLM priority, keys never in plain text."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from router.auth import KeyStore
+from router.config import AuthConfig, ConfigError
+from tests.unit.fakes import FakeGateway, fake_client
+
+CONFIG = """
+auth: {keys_env: TEST_SWITCHBOARD_KEYS}
+engines:
+  qa: {model: m, backend: fake, engine_args: {max_model_len: 64}}
+routes:
+  qa: {engine: qa}
+"""
+CHAT = {"model": "qa", "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.fixture()
+def gw(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[TestClient, FakeGateway]]:
+    monkeypatch.setenv("TEST_SWITCHBOARD_KEYS", "sk-std:standard,sk-vip:vip,sk-ops:admin")
+    with fake_client(CONFIG) as pair:
+        yield pair
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def test_missing_and_wrong_keys_are_401(gw: tuple[TestClient, FakeGateway]) -> None:
+    client, fakes = gw
+    missing = client.post("/v1/chat/completions", json=CHAT)
+    assert missing.status_code == 401
+    assert missing.json()["error"]["type"] == "authentication_error"
+    assert missing.headers["www-authenticate"] == "Bearer"
+    wrong = client.post("/v1/chat/completions", json=CHAT, headers=bearer("sk-nope"))
+    assert wrong.status_code == 401
+    assert wrong.json()["error"]["code"] == "invalid_api_key"
+    assert client.get("/v1/models").status_code == 401
+    assert fakes.engines["qa"].requests == []
+
+
+def test_health_and_ready_stay_open(gw: tuple[TestClient, FakeGateway]) -> None:
+    client, _ = gw
+    assert client.get("/health").status_code == 200
+    assert client.get("/ready").status_code == 200
+
+
+def test_admin_endpoints_need_an_admin_key(gw: tuple[TestClient, FakeGateway]) -> None:
+    client, _ = gw
+    denied = client.get("/admin/status", headers=bearer("sk-vip"))
+    assert denied.status_code == 403
+    assert denied.json()["error"]["type"] == "permission_error"
+    assert client.get("/admin/status", headers=bearer("sk-ops")).status_code == 200
+
+
+def test_tiers_map_to_vllm_priority(gw: tuple[TestClient, FakeGateway]) -> None:
+    client, fakes = gw
+    assert client.post("/v1/chat/completions", json=CHAT, headers=bearer("sk-std")).status_code == 200
+    assert client.post("/v1/chat/completions", json=CHAT, headers=bearer("sk-vip")).status_code == 200
+    assert [r.priority for r in fakes.engines["qa"].requests] == [0, -10]
+
+
+def test_keys_file_holds_only_digests(tmp_path: Path) -> None:
+    digest = hashlib.sha256(b"sk-file-key").hexdigest()
+    keys = tmp_path / "keys.yaml"
+    keys.write_text(f"keys:\n  - {{name: alice, sha256: {digest}, tier: vip}}\n")
+    store = KeyStore.from_config(AuthConfig(keys_file=str(keys)))
+    principal = store.authenticate("sk-file-key")
+    assert principal is not None and principal.name == "alice" and principal.vip
+    assert store.authenticate("sk-file-kez") is None
+    assert "sk-file-key" not in keys.read_text()
+
+
+def test_unknown_tier_and_empty_key_set_are_config_errors() -> None:
+    with pytest.raises(ConfigError, match="unknown tier 'gold'"):
+        KeyStore.from_config(AuthConfig(keys_env="K"), environ={"K": "sk-1:gold"})
+    with pytest.raises(ConfigError, match="no API key was found"):
+        KeyStore.from_config(AuthConfig(keys_env="K"), environ={})
