@@ -17,12 +17,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from engines.registry import EngineFactory, EngineRegistry
-from router import endpoints
+from router import compare, endpoints
 from router.classify import Classifier
 from router.config import GatewayConfig
 from router.errors import GatewayError, InternalError, error_response
+from router.metrics import GENERATION_PATHS, metrics_endpoint
 from router.middleware import RequestContextMiddleware
 from router.record import RequestRecord
+from router.recorder import open_recorder
 from router.routing import RoutingTable
 from router.state import GatewayState, limits_for
 
@@ -62,6 +64,15 @@ def build_app(
 ) -> Starlette:
     """Build the gateway. `on_state` receives the live state once engines have started
     (the server uses it to drain on SIGTERM; tests use it to reach the engines)."""
+    current: list[GatewayState] = []  # the lifespan's state, for the middleware's hook
+
+    def on_complete(record: RequestRecord) -> None:
+        if not current:
+            return
+        state = current[0]
+        state.metrics.observe_http(record)
+        if record.path in GENERATION_PATHS and record.method == "POST":
+            state.completed(record, "live")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
@@ -72,7 +83,10 @@ def build_app(
             registry=registry,
             table=RoutingTable(config, build_classifier(config)),
             limits=limits_for(config),
+            recorder=open_recorder(config.server.record_file),
         )
+        state.metrics.watch_engines(state.engine_snapshots)
+        current[:] = [state]
         if on_state is not None:
             on_state(state)
         monitor = asyncio.create_task(_health_loop(registry))
@@ -82,13 +96,19 @@ def build_app(
             yield {"gateway": state}
         finally:
             monitor.cancel()
+            await state.cancel_background()  # shadow copies: cancelled, so aborted
             await registry.aclose()
+            if state.recorder is not None:
+                state.recorder.close()
+            current.clear()
             log.info("gateway_stopped")
 
     routes = [
         Route("/v1/chat/completions", endpoints.chat_completions, methods=["POST"]),
         Route("/v1/completions", endpoints.completions, methods=["POST"]),
+        Route("/v1/compare", compare.compare, methods=["POST"]),
         Route("/v1/classify", endpoints.classify, methods=["POST"]),
+        Route("/metrics", metrics_endpoint, methods=["GET"]),
         Route("/v1/models", endpoints.list_models, methods=["GET"]),
         Route("/health", endpoints.health, methods=["GET"]),
         Route("/ready", endpoints.ready, methods=["GET"]),
@@ -96,7 +116,7 @@ def build_app(
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(RequestContextMiddleware)],
+        middleware=[Middleware(RequestContextMiddleware, on_complete=on_complete)],
         exception_handlers={
             GatewayError: _gateway_error,
             HTTPException: endpoints.not_found,

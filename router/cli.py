@@ -1,4 +1,4 @@
-"""`switchboard` command line: serve, check, prepare-models, eval-routing."""
+"""`switchboard` command line: serve, check, prepare-models, eval-routing, ab-report."""
 
 from __future__ import annotations
 
@@ -109,6 +109,37 @@ def cmd_eval_routing(args: argparse.Namespace) -> int:
     return 0 if report.accuracy >= args.min_accuracy else 1
 
 
+def cmd_ab_report(args: argparse.Namespace) -> int:
+    import orjson
+
+    from router.ab_report import build_reports, format_reports, plot, reports_as_json
+    from router.recorder import read_records
+
+    path = args.records
+    if path is None:
+        path = _load(args.config, check_engine_args=False).server.record_file
+        if path is None:
+            print(f"{args.config}: server.record_file is not set; name a record file",
+                  file=sys.stderr)
+            return 1
+    if not Path(path).is_file():
+        print(f"{path}: no such record file", file=sys.stderr)
+        return 1
+    loaded = read_records(path)
+    traffic = tuple(t.strip() for t in args.traffic.split(",") if t.strip())
+    reports = build_reports(loaded.lines, traffic, args.route, args.baseline, args.alpha)
+    if args.json:
+        print(orjson.dumps(reports_as_json(reports), option=orjson.OPT_INDENT_2).decode())
+    else:
+        print(f"{path}: {len(loaded.lines)} records"
+              + (f" ({loaded.skipped} unreadable lines skipped)" if loaded.skipped else ""))
+        print(format_reports(reports, args.alpha))
+    if args.plot:
+        plot(reports, args.plot)
+        print(f"latency distributions written to {args.plot}", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="switchboard", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -133,6 +164,18 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--config", default=DEFAULT_CONFIG)
     ev.add_argument("--min-accuracy", type=float, default=0.0)
     ev.set_defaults(func=cmd_eval_routing)
+
+    ab = sub.add_parser("ab-report", help="compare variants from the gateway's record file")
+    ab.add_argument("records", nargs="?", help="record file (default: server.record_file)")
+    ab.add_argument("--config", default=DEFAULT_CONFIG)
+    ab.add_argument("--route", help="only this route")
+    ab.add_argument("--baseline", help="variant to test the others against")
+    ab.add_argument("--traffic", default="live,shadow",
+                    help="comma-separated: live, shadow, compare (default: live,shadow)")
+    ab.add_argument("--alpha", type=float, default=0.05)
+    ab.add_argument("--plot", metavar="FILE.png", help="draw the latency distributions")
+    ab.add_argument("--json", action="store_true", help="print the report as JSON")
+    ab.set_defaults(func=cmd_ab_report)
     return parser
 
 
