@@ -146,7 +146,7 @@ class FakeEngine:
             raise EngineNotReadyError(f"engine {self._name!r} is not started")
 
     def stats(self) -> EngineStats:
-        return EngineStats(running=len(self.running))
+        return EngineStats(running=len(self.running), unfinished=len(self.running))
 
     async def aclose(self) -> None:
         self.closed = True

@@ -42,9 +42,10 @@ class GenerationChunk:
 
 @dataclass(frozen=True, slots=True)
 class EngineStats:
-    running: int = 0
-    waiting: int = 0
-    kv_cache_usage: float = 0.0
+    running: int = 0  # in the scheduler's running batch
+    waiting: int = 0  # queued in the scheduler
+    kv_cache_usage: float = 0.0  # fraction of KV cache blocks in use
+    unfinished: int = 0  # requests the engine still holds, whatever their state
 
 
 @runtime_checkable

@@ -43,6 +43,7 @@ class EngineHandle:
     started_s: float | None = None
     startup_s: float | None = None
     failures: int = field(default=0)
+    restarts: int = 0
 
     @property
     def name(self) -> str:
@@ -55,13 +56,20 @@ class EngineHandle:
             "in_flight": self.in_flight,
             "startup_s": None if self.startup_s is None else round(self.startup_s, 2),
             "error": self.error,
+            "failures": self.failures,
+            "restarts": self.restarts,
+            "pids": list(getattr(self.engine, "pids", list)()),
         }
+
+
+RESTART_BACKOFF_S = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
 
 
 class EngineRegistry:
     def __init__(self, factory: EngineFactory) -> None:
         self._factory = factory
         self._handles: dict[str, EngineHandle] = {}
+        self._restarts: dict[str, asyncio.Task[None]] = {}
 
     @property
     def handles(self) -> Mapping[str, EngineHandle]:
@@ -110,6 +118,32 @@ class EngineRegistry:
         handle.failures += 1
         handle.error = f"{type(exc).__name__}: {exc}"
         log.error("engine_failed", engine=handle.name, error=handle.error)
+        if handle.config.restart_on_failure and handle.name not in self._restarts:
+            task = asyncio.get_running_loop().create_task(self._restart(handle))
+            self._restarts[handle.name] = task
+            task.add_done_callback(lambda _: self._restarts.pop(handle.name, None))
+
+    async def _restart(self, handle: EngineHandle) -> None:
+        """Replace a dead engine with a fresh one, backing off between attempts."""
+        for attempt, delay in enumerate(RESTART_BACKOFF_S, start=1):
+            await asyncio.sleep(delay)
+            if self._handles.get(handle.name) is not handle:
+                return  # removed or replaced (a reload) meanwhile
+            await self._close_quietly(handle.engine)
+            handle.engine = self._factory(handle.config)
+            log.info("engine_restarting", engine=handle.name, attempt=attempt)
+            await self._start_one(handle)
+            if handle.state is EngineState.READY:
+                handle.restarts += 1
+                handle.error = None
+                return
+        log.error("engine_restart_gave_up", engine=handle.name, attempts=len(RESTART_BACKOFF_S))
+
+    async def _close_quietly(self, engine: Engine) -> None:
+        try:
+            await engine.aclose()
+        except Exception as exc:  # the old engine is dead; whatever is left must not stop us
+            log.warning("engine_close_failed", engine=engine.name, error=str(exc))
 
     async def remove(self, name: str) -> None:
         handle = self._handles.pop(name, None)
@@ -117,6 +151,8 @@ class EngineRegistry:
             await self._close_one(handle)
 
     async def aclose(self) -> None:
+        for task in list(self._restarts.values()):
+            task.cancel()
         handles = list(self._handles.values())
         await asyncio.gather(*(self._close_one(h) for h in handles))
 

@@ -18,6 +18,7 @@ import structlog
 from engines.errors import EngineDeadError, EngineNotReadyError, EngineRequestError
 from engines.protocol import EngineStats, GenerationChunk, GenerationRequest, PreparedPrompt
 from engines.sources import is_builtin, resolve_model
+from engines.vllm_stats import SchedulerSnapshot, stat_logger_factory
 from router.config import EngineConfig
 
 log = structlog.get_logger("switchboard.vllm")
@@ -68,6 +69,7 @@ class VllmEngine:
         self._dead_errors: tuple[type[BaseException], ...] = ()
         self._sampling_cls: Any = None
         self._delta: Any = None
+        self._scheduler = SchedulerSnapshot()
 
     @property
     def name(self) -> str:
@@ -107,7 +109,10 @@ class VllmEngine:
         self._dead_errors = _dead_error_types()
         # from_engine_args blocks until the engine-core process is up; a thread lets several
         # engines start at once.
-        self._llm = await asyncio.to_thread(AsyncLLM.from_engine_args, engine_args)
+        self._llm = await asyncio.to_thread(
+            AsyncLLM.from_engine_args, engine_args,
+            stat_loggers=[stat_logger_factory(self._scheduler)],
+        )
         model_config = self._llm.model_config
         self._max_model_len = int(model_config.max_model_len)
         self._max_num_seqs = int(self._llm.vllm_config.scheduler_config.max_num_seqs)
@@ -193,11 +198,20 @@ class VllmEngine:
         except Exception as exc:
             raise EngineDeadError(f"engine {self.name!r} failed its health check: {exc}") from exc
 
+    def pids(self) -> list[int]:
+        """Engine-core process ids (internal vLLM structure, hence the defensive lookups)."""
+        manager = getattr(getattr(getattr(self._llm, "engine_core", None), "resources", None),
+                          "engine_manager", None)
+        return [p.pid for p in getattr(manager, "processes", []) if p.pid is not None]
+
     def unfinished_requests(self) -> int:
         return 0 if self._llm is None else int(self._llm.get_num_unfinished_requests())
 
     def stats(self) -> EngineStats:
-        return EngineStats(running=self.unfinished_requests())
+        snapshot = self._scheduler
+        return EngineStats(running=snapshot.running, waiting=snapshot.waiting,
+                           kv_cache_usage=snapshot.kv_cache_usage,
+                           unfinished=self.unfinished_requests())
 
     async def aclose(self) -> None:
         llm, self._llm = self._llm, None

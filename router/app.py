@@ -18,6 +18,7 @@ from starlette.routing import Route
 
 from engines.registry import EngineFactory, EngineRegistry
 from router import compare, endpoints
+from router.auth import AuthMiddleware, KeyStore
 from router.classify import Classifier
 from router.config import GatewayConfig
 from router.errors import GatewayError, InternalError, error_response
@@ -64,6 +65,7 @@ def build_app(
 ) -> Starlette:
     """Build the gateway. `on_state` receives the live state once engines have started
     (the server uses it to drain on SIGTERM; tests use it to reach the engines)."""
+    keys = KeyStore.from_config(config.auth) if config.auth.enabled else None
     current: list[GatewayState] = []  # the lifespan's state, for the middleware's hook
 
     def on_complete(record: RequestRecord) -> None:
@@ -111,12 +113,16 @@ def build_app(
         Route("/metrics", metrics_endpoint, methods=["GET"]),
         Route("/v1/models", endpoints.list_models, methods=["GET"]),
         Route("/health", endpoints.health, methods=["GET"]),
+        Route("/openapi.json", endpoints.openapi, methods=["GET"]),
         Route("/ready", endpoints.ready, methods=["GET"]),
         Route("/admin/status", endpoints.admin_status, methods=["GET"]),
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(RequestContextMiddleware, on_complete=on_complete)],
+        middleware=[
+            Middleware(RequestContextMiddleware, on_complete=on_complete),
+            Middleware(AuthMiddleware, keys=keys),
+        ],
         exception_handlers={
             GatewayError: _gateway_error,
             HTTPException: endpoints.not_found,

@@ -69,6 +69,8 @@ class EngineConfig:
     max_queue: int = 256
     # "vllm" for an in-process AsyncLLM, "fake" for tests and overhead benchmarks.
     backend: str = "vllm"
+    # Restart the engine with exponential backoff when its core process dies.
+    restart_on_failure: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,7 +286,8 @@ def _parse_engines(
     if not data:
         raise ConfigError("engines", "at least one engine is required")
     engines: dict[str, EngineConfig] = {}
-    allowed = ("model", "engine_args", "sampling", "max_in_flight", "max_queue", "backend")
+    allowed = ("model", "engine_args", "sampling", "max_in_flight", "max_queue", "backend",
+               "restart_on_failure")
     for name, body in data.items():
         path = f"engines.{name}"
         spec = _mapping(path, body)
@@ -321,6 +324,8 @@ def _parse_engines(
             max_in_flight=max_in_flight,
             max_queue=max_queue,
             backend=backend,
+            restart_on_failure=_typed(f"{path}.restart_on_failure",
+                                      spec.get("restart_on_failure", False), (bool,), "a boolean"),
         )
     return engines
 

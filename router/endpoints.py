@@ -23,6 +23,7 @@ from router.errors import (
 )
 from router.openapi import openapi_spec
 from router.record import RequestRecord
+from router.routing import ENGINE_PREFIX
 from router.schemas import (
     CompletionRequest,
     RequestLimits,
@@ -151,7 +152,7 @@ async def list_models(request: Request) -> Response:
                      "kind": "route", "engine": route.engine,
                      "variants": [v.name for v in route.variants]})
     for name, engine in state.config.engines.items():
-        data.append({"id": name if name not in state.config.routes else f"engine:{name}",
+        data.append({"id": name if name not in state.config.routes else f"{ENGINE_PREFIX}{name}",
                      "object": "model", "created": created, "owned_by": "switchboard",
                      "kind": "engine", "model": engine.model})
     return json_response({"object": "list", "data": data})

@@ -15,6 +15,8 @@ from router.errors import ModelNotFoundError
 from router.variants import pick_variant
 
 AUTO_NAMES = frozenset({"auto", "default", ""})
+# "engine:NAME" always means the bare engine, even where a route has the same name.
+ENGINE_PREFIX = "engine:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,14 +34,16 @@ class RoutingTable:
         self.classifier = classifier
         # An engine name used as a model gets a bare route: engine defaults, no prompts.
         self._engine_routes = {
-            name: RouteConfig(name=name, engine=name)
+            ENGINE_PREFIX + name: RouteConfig(name=ENGINE_PREFIX + name, engine=name)
             for name in config.engines
-            if name not in config.routes
         }
+        for name in config.engines:
+            if name not in config.routes:
+                self._engine_routes[name] = self._engine_routes[ENGINE_PREFIX + name]
 
     @property
     def model_ids(self) -> list[str]:
-        return [*self.config.routes, *self._engine_routes]
+        return [*self.config.routes, *(n for n in self._engine_routes if n in self.config.engines)]
 
     def lookup(self, name: str) -> RouteConfig | None:
         return self.config.routes.get(name) or self._engine_routes.get(name)

@@ -117,7 +117,11 @@ class GatewayState:
         for name, handle in self.registry.handles.items():
             status = handle.status()
             # What the engine itself still holds: the proof that aborted requests are gone.
-            status["engine_unfinished"] = handle.engine.stats().running
+            stats = handle.engine.stats()
+            status["engine_unfinished"] = stats.unfinished
+            status["engine_running"] = stats.running
+            status["engine_waiting"] = stats.waiting
+            status["kv_cache_usage"] = round(stats.kv_cache_usage, 4)
             admission = self.admissions.get(name)
             if admission is not None:
                 status["outstanding"] = admission.outstanding

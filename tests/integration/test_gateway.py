@@ -55,10 +55,12 @@ def test_raw_stream_ends_with_done(gateway: RunningGateway) -> None:
 
 
 def test_translation_request_reaches_the_translation_engine(gateway: RunningGateway) -> None:
+    # The translation route is an A/B split; pin the Gemma variant, as a debugging user would.
     raw = client_for(gateway).chat.completions.with_raw_response.create(
         model="auto",
         messages=[{"role": "user", "content": "Translate into French: good morning"}],
         max_tokens=16,
+        extra_headers={"x-switchboard-variant": "gemma-fewshot"},
     )
     assert raw.headers["x-switchboard-route"] == "translation"
     assert raw.headers["x-switchboard-engine"] == "translation"
@@ -66,7 +68,7 @@ def test_translation_request_reaches_the_translation_engine(gateway: RunningGate
     assert completion.choices[0].message.content
     assert completion.model == "translation"
     explicit = client_for(gateway).chat.completions.with_raw_response.create(
-        model="translation", messages=[{"role": "user", "content": "Hello, friend."}],
+        model="engine:translation", messages=[{"role": "user", "content": "Hello, friend."}],
         max_tokens=8)
     assert explicit.headers["x-switchboard-engine"] == "translation"
 
@@ -95,9 +97,10 @@ def test_two_engines_serve_concurrently(gateway: RunningGateway) -> None:
     async def both() -> list[tuple[float, float]]:
         async with httpx.AsyncClient(base_url=gateway.base_url, timeout=120) as client:
             return list(await asyncio.gather(_timed_stream(client, "qa"),
-                                             _timed_stream(client, "translation")))
+                                             _timed_stream(client, "engine:translation")))
 
     (qa_first, qa_last), (mt_first, mt_last) = asyncio.run(both())
+    assert qa_first and mt_first
     # Each stream produced tokens while the other was still producing: they overlapped.
     assert qa_first < mt_last and mt_first < qa_last
 
@@ -134,13 +137,14 @@ def test_too_long_prompt_is_400_and_the_server_stays_healthy(gateway: RunningGat
     client = client_for(gateway)
     with pytest.raises(openai.BadRequestError) as info:
         client.chat.completions.create(
-            model="translation",
+            model="engine:translation",
             messages=[{"role": "user", "content": "lorem ipsum dolor " * 800}],
         )
     assert info.value.status_code == 400
     assert "maximum context length" in str(info.value)
     answer = client.chat.completions.create(
-        model="translation", messages=[{"role": "user", "content": "Hello"}], max_tokens=4)
+        model="engine:translation", messages=[{"role": "user", "content": "Hello"}],
+        max_tokens=4)
     assert answer.choices[0].message.content is not None
 
 

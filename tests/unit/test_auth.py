@@ -63,8 +63,9 @@ def test_admin_endpoints_need_an_admin_key(gw: tuple[TestClient, FakeGateway]) -
 
 def test_tiers_map_to_vllm_priority(gw: tuple[TestClient, FakeGateway]) -> None:
     client, fakes = gw
-    assert client.post("/v1/chat/completions", json=CHAT, headers=bearer("sk-std")).status_code == 200
-    assert client.post("/v1/chat/completions", json=CHAT, headers=bearer("sk-vip")).status_code == 200
+    for key in ("sk-std", "sk-vip"):
+        response = client.post("/v1/chat/completions", json=CHAT, headers=bearer(key))
+        assert response.status_code == 200
     assert [r.priority for r in fakes.engines["qa"].requests] == [0, -10]
 
 

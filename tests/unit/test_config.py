@@ -9,7 +9,7 @@ import pytest
 from router.config import ConfigError, load_config, parse_config
 
 ARG_NAMES = frozenset({"max_model_len", "max_num_seqs", "dtype", "enforce_eager", "seed",
-                       "kv_cache_memory_bytes", "gpu_memory_utilization"})
+                       "kv_cache_memory_bytes", "gpu_memory_utilization", "scheduling_policy"})
 
 BASE = """
 engines:
