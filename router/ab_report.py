@@ -183,6 +183,7 @@ def build_reports(
         else:
             live_first = sorted(ordered, key=lambda v: ("live" not in v.traffic, -v.n))
             base = live_first[0]
+        ordered = [base, *(v for v in ordered if v is not base)]
         tests = {v.variant: compare(base, v, alpha) for v in ordered if v is not base}
         reports.append(RouteReport(name, base.variant, ordered, tests))
     return reports
