@@ -39,7 +39,8 @@ class EngineHandle:
     engine: Engine
     state: EngineState = EngineState.STARTING
     error: str | None = None
-    in_flight: int = 0
+    # Gateway request ids running on this engine, so a retired engine can abort what is left.
+    requests: set[str] = field(default_factory=set)
     started_s: float | None = None
     startup_s: float | None = None
     failures: int = field(default=0)
@@ -48,6 +49,10 @@ class EngineHandle:
     @property
     def name(self) -> str:
         return self.config.name
+
+    @property
+    def in_flight(self) -> int:
+        return len(self.requests)
 
     def status(self) -> dict[str, object]:
         return {
@@ -85,6 +90,40 @@ class EngineRegistry:
             self._handles[handle.name] = handle
         await asyncio.gather(*(self._start_one(h) for h in new))
         return new
+
+    async def start_detached(self, configs: Iterable[EngineConfig]) -> list[EngineHandle]:
+        """Start engines that take no traffic yet (a reload installs them after warm-up)."""
+        new = [EngineHandle(config=c, engine=self._factory(c)) for c in configs]
+        await asyncio.gather(*(self._start_one(h) for h in new))
+        return new
+
+    def install(self, handle: EngineHandle) -> EngineHandle | None:
+        """Make `handle` the engine of its name; returns the one it replaces."""
+        previous = self._handles.get(handle.name)
+        self._handles[handle.name] = handle
+        return previous
+
+    def detach(self, name: str) -> EngineHandle | None:
+        return self._handles.pop(name, None)
+
+    async def retire(self, handle: EngineHandle, drain_timeout_s: float) -> None:
+        """Let a replaced engine finish its requests (bounded), abort the rest, close it."""
+        handle.state = EngineState.DRAINING
+        deadline = time.monotonic() + drain_timeout_s
+        while handle.requests and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        left = list(handle.requests)
+        if left:
+            log.warning("engine_drain_timeout", engine=handle.name, aborted=len(left))
+            for request_id in left:
+                try:
+                    await handle.engine.abort(request_id)
+                except Exception as exc:  # closing follows anyway
+                    log.warning("engine_abort_failed", engine=handle.name, error=str(exc))
+        await self._close_one(handle)
+
+    async def close_handles(self, handles: Iterable[EngineHandle]) -> None:
+        await asyncio.gather(*(self._close_one(h) for h in handles))
 
     async def _start_one(self, handle: EngineHandle) -> None:
         handle.state = EngineState.STARTING

@@ -19,24 +19,19 @@ from starlette.routing import Route
 from engines.registry import EngineFactory, EngineRegistry
 from router import compare, endpoints
 from router.auth import AuthMiddleware, KeyStore
-from router.classify import Classifier
-from router.config import GatewayConfig
+from router.config import GatewayConfig, load_config
 from router.errors import GatewayError, InternalError, error_response
 from router.metrics import GENERATION_PATHS, metrics_endpoint
 from router.middleware import RequestContextMiddleware
 from router.record import RequestRecord
 from router.recorder import open_recorder
-from router.routing import RoutingTable
+from router.reload import ConfigLoader, Reloader, install_sighup, watch_file
+from router.routing import RoutingTable, build_classifier
 from router.state import GatewayState, limits_for
 
 log = structlog.get_logger("switchboard.app")
 
 HEALTH_INTERVAL_S = 2.0
-
-
-def build_classifier(config: GatewayConfig) -> Classifier:
-    recognition = {name: route.recognize for name, route in config.routes.items()}
-    return Classifier(recognition, config.default_route)
 
 
 async def _gateway_error(request: Request, exc: Exception) -> Response:
@@ -62,9 +57,12 @@ def build_app(
     config: GatewayConfig,
     engine_factory: EngineFactory,
     on_state: Callable[[GatewayState], None] | None = None,
+    config_loader: ConfigLoader | None = None,
+    watch: bool = False,
 ) -> Starlette:
     """Build the gateway. `on_state` receives the live state once engines have started
-    (the server uses it to drain on SIGTERM; tests use it to reach the engines)."""
+    (the server uses it to drain on SIGTERM; tests use it to reach the engines).
+    `config_loader` re-reads routes.yaml on reload; `watch` reloads when the file changes."""
     keys = KeyStore.from_config(config.auth) if config.auth.enabled else None
     current: list[GatewayState] = []  # the lifespan's state, for the middleware's hook
 
@@ -91,11 +89,16 @@ def build_app(
         current[:] = [state]
         if on_state is not None:
             on_state(state)
+        reloader = Reloader(state, config_loader or load_config,
+                            drain_timeout_s=config.server.reload_drain_timeout_s)
+        install_sighup(state, reloader)
+        if watch and config.source_path:
+            state.spawn(watch_file(reloader, config.source_path), name="watch-config")
         monitor = asyncio.create_task(_health_loop(registry))
         log.info("gateway_ready", engines={n: h.state.value for n, h in registry.handles.items()},
                  routes=list(config.routes))
         try:
-            yield {"gateway": state}
+            yield {"gateway": state, "reloader": reloader}
         finally:
             monitor.cancel()
             await state.cancel_background()  # shadow copies: cancelled, so aborted
@@ -116,6 +119,7 @@ def build_app(
         Route("/openapi.json", endpoints.openapi, methods=["GET"]),
         Route("/ready", endpoints.ready, methods=["GET"]),
         Route("/admin/status", endpoints.admin_status, methods=["GET"]),
+        Route("/admin/reload", endpoints.admin_reload, methods=["POST"]),
     ]
     return Starlette(
         routes=routes,

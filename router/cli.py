@@ -55,7 +55,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
               f"(routes: {', '.join(config.routes)}; engines: {', '.join(config.engines)})",
               flush=True)
 
-    app = build_app(config, build_engine, on_state=on_state)
+    app = build_app(config, build_engine, on_state=on_state, config_loader=_load,
+                    watch=args.watch)
     uv_config = uvicorn.Config(
         app, host=host, port=port, log_config=None, access_log=False,
         timeout_graceful_shutdown=1, lifespan="on",
@@ -101,8 +102,8 @@ def cmd_prepare_models(args: argparse.Namespace) -> int:
 
 
 def cmd_eval_routing(args: argparse.Namespace) -> int:
-    from router.app import build_classifier
     from router.classify.evaluate import run_eval_routing
+    from router.routing import build_classifier
 
     config = _load(args.config, check_engine_args=False)
     report = run_eval_routing(Path(args.file), build_classifier(config), sys.stdout)
@@ -149,6 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
     serve.add_argument("--log-format", choices=["console", "json"])
+    serve.add_argument("--watch", action="store_true",
+                       help="reload routes.yaml whenever it changes on disk")
     serve.set_defaults(func=cmd_serve)
 
     check = sub.add_parser("check", help="validate a routes.yaml and print its memory plan")

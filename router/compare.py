@@ -154,7 +154,7 @@ def _release_unstarted(state: GatewayState, lanes: list[Lane]) -> None:
     for lane in lanes:
         if lane.prepared is not None and not lane.started:
             lane.started = True
-            state.admission(lane.prepared.handle.name).release()
+            lane.prepared.admission.release()
 
 
 async def compare(request: Request) -> Response:

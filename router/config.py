@@ -114,6 +114,8 @@ class ServerConfig:
     log_level: str = "info"
     request_timeout_s: float = 300.0
     shutdown_timeout_s: float = 30.0
+    # On reload, how long a replaced engine may finish its requests before they are aborted.
+    reload_drain_timeout_s: float = 30.0
     max_body_bytes: int = 1_000_000
     max_messages: int = 256
     max_message_chars: int = 200_000

@@ -17,6 +17,7 @@ from typing import Any
 from engines.errors import EngineDeadError, EngineNotReadyError, EngineRequestError
 from engines.protocol import GenerationChunk, GenerationRequest, PreparedPrompt
 from engines.registry import EngineHandle, EngineState
+from router.admission import Admission
 from router.classify import RouteDecision
 from router.config import RouteConfig, VariantConfig
 from router.errors import (
@@ -44,6 +45,9 @@ class PreparedRequest:
     generation: GenerationRequest
     timeout_s: float
     first_token_timeout_s: float | None
+    # The slot this request holds; released on the same object even if a reload replaced
+    # the engine's admission meanwhile.
+    admission: Admission
 
     @property
     def n(self) -> int:
@@ -115,6 +119,7 @@ def prepare(
         generation=GenerationRequest(record.request_id, prompt, sampling, priority),
         timeout_s=timeout,
         first_token_timeout_s=route.first_token_timeout_s,
+        admission=admission,
     )
 
 
@@ -236,8 +241,8 @@ async def run(
 ) -> AsyncGenerator[GenerationChunk, None]:
     """Stream the engine's deltas; every early exit aborts the request in the engine."""
     handle = prepared.handle
-    admission = state.admission(handle.name)
-    handle.in_flight += 1
+    admission = prepared.admission
+    handle.requests.add(prepared.request_id)
     state.request_started()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + prepared.timeout_s
@@ -288,7 +293,7 @@ async def run(
             await asyncio.shield(_close_and_abort(stream, handle, prepared.request_id))
         watchdog.disarm()
         record.finished_at = time.monotonic()
-        handle.in_flight -= 1
+        handle.requests.discard(prepared.request_id)
         admission.release()
         state.request_finished()
 

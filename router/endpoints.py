@@ -16,6 +16,7 @@ from router.classify import RouteDecision
 from router.disconnect import DisconnectWatcher
 from router.errors import (
     GatewayError,
+    InvalidRequestError,
     MethodNotAllowedError,
     NotFoundError,
     PayloadTooLargeError,
@@ -23,6 +24,7 @@ from router.errors import (
 )
 from router.openapi import openapi_spec
 from router.record import RequestRecord
+from router.reload import STRATEGIES, Reloader
 from router.routing import ENGINE_PREFIX
 from router.schemas import (
     CompletionRequest,
@@ -178,8 +180,10 @@ async def ready(request: Request) -> Response:
 async def admin_status(request: Request) -> Response:
     state = gateway_of(request)
     config = state.config
+    reloader: Reloader | None = getattr(request.state, "reloader", None)
     return json_response({
-        "config": {"path": config.source_path, "hash": config.digest},
+        "config": {"path": config.source_path, "hash": config.digest,
+                   **(reloader.status() if reloader is not None else {})},
         "draining": state.draining,
         "active_requests": state.active,
         "default_route": config.default_route,
@@ -187,6 +191,18 @@ async def admin_status(request: Request) -> Response:
                    for n, r in config.routes.items()},
         "engines": state.engine_states(),
     })
+
+
+async def admin_reload(request: Request) -> Response:
+    """POST /admin/reload[?strategy=auto|coexist|in_place]: re-read routes.yaml and apply it."""
+    reloader: Reloader = request.state.reloader
+    strategy = request.query_params.get("strategy", "auto")
+    if strategy not in STRATEGIES:
+        raise InvalidRequestError(f"strategy must be one of {', '.join(STRATEGIES)}",
+                                  param="strategy")
+    result = await reloader.reload("POST /admin/reload", strategy=strategy)
+    status = 200 if result.ok else (422 if result.error_kind == "invalid_config" else 503)
+    return json_response(result.as_dict(), status)
 
 
 async def not_found(request: Request, exc: Exception) -> Response:

@@ -28,6 +28,11 @@ class RouteChoice:
     forced_variant: bool = False
 
 
+def build_classifier(config: GatewayConfig) -> Classifier:
+    recognition = {name: route.recognize for name, route in config.routes.items()}
+    return Classifier(recognition, config.default_route)
+
+
 class RoutingTable:
     def __init__(self, config: GatewayConfig, classifier: Classifier) -> None:
         self.config = config

@@ -47,6 +47,8 @@ class GatewayServer(uvicorn.Server):
 
     async def _drain(self) -> None:
         assert self.gateway is not None
+        # Shadow copies are nobody's answer: stop them instead of waiting for them.
+        await self.gateway.cancel_background()
         try:
             await asyncio.wait_for(self.gateway.idle.wait(), self.shutdown_timeout_s)
             log.info("drain_complete")

@@ -113,6 +113,7 @@ def prepare_shadow(
         generation=GenerationRequest(record.request_id, prompt, sampling, priority),
         timeout_s=live.timeout_s,
         first_token_timeout_s=live.first_token_timeout_s,
+        admission=admission,
     )
 
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from starlette.testclient import TestClient
 
-from engines.fake import FakeEngine
+from engines.fake import FakeEngine, FakeEngineBehaviour
 from engines.protocol import Engine
 from router.app import build_app
-from router.config import EngineConfig, GatewayConfig, parse_config
+from router.config import EngineConfig, GatewayConfig, load_config, parse_config
 from router.state import GatewayState
 
 FAKE_CONFIG = """
@@ -41,16 +42,21 @@ class FakeGateway:
     def __init__(self, config: GatewayConfig) -> None:
         self.config = config
         self.engines: dict[str, FakeEngine] = {}
+        self.built: list[FakeEngine] = []  # every engine ever made, replaced ones too
         self.state: GatewayState | None = None
 
     def factory(self, engine_config: EngineConfig) -> Engine:
+        # A model named "fail-start" fails to start, as a model that cannot load would.
+        behaviour = FakeEngineBehaviour(fail_start=engine_config.model == "fail-start")
         engine = FakeEngine(
             engine_config.name,
             engine_config.model,
             int(engine_config.engine_args.get("max_model_len", 512)),
             int(engine_config.engine_args.get("max_num_seqs", 64)),
+            behaviour=behaviour,
         )
         self.engines[engine_config.name] = engine
+        self.built.append(engine)
         return engine
 
     def on_state(self, state: GatewayState) -> None:
@@ -58,8 +64,16 @@ class FakeGateway:
 
 
 @contextmanager
-def fake_client(config_text: str = FAKE_CONFIG) -> Iterator[tuple[TestClient, FakeGateway]]:
-    gateway = FakeGateway(parse_config(config_text))
+def fake_client(
+    config_text: str = FAKE_CONFIG, path: Path | None = None
+) -> Iterator[tuple[TestClient, FakeGateway]]:
+    """A TestClient on fake engines; with `path`, the config lives in a file (for reloads)."""
+    if path is not None:
+        path.write_text(config_text)
+        config = load_config(path)
+    else:
+        config = parse_config(config_text)
+    gateway = FakeGateway(config)
     app = build_app(gateway.config, gateway.factory, on_state=gateway.on_state)
     with TestClient(app) as client:
         yield client, gateway

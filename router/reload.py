@@ -1,0 +1,286 @@
+"""Hot reload of routes.yaml: swap models, routes and weights with no restart, no failed request.
+
+    parse + validate the new file in full ──invalid──▶ nothing changes, error reported
+      │
+    diff engines: unchanged (untouched) · added · changed · removed
+      │
+    memory plan: can old and new run side by side?
+      ├─ yes ("coexist"): start added+changed engines detached, warm each up
+      │                   ──any fails──▶ close them, old config stays, error reported
+      └─ no ("in_place"): drain + stop the old engine first, then start the new one
+                          (its routes answer 503 meanwhile; on failure the old one is
+                          started again)
+      │
+    atomic switch: engines, admissions, routing table, limits swapped in one step (no await):
+      requests that started before keep their engine handle; every later one sees the new table
+      │
+    retire replaced/removed engines: drain (bounded), abort the rest, close (processes gone)
+
+Route-only changes (weights, sampling, prompts, rules) skip every engine step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from engines.memory import plan_memory
+from engines.protocol import GenerationRequest
+from engines.registry import EngineHandle, EngineState
+from router.config import ConfigError, EngineConfig, GatewayConfig
+from router.routing import RoutingTable, build_classifier
+from router.state import GatewayState, admission_for, limits_for
+
+log = structlog.get_logger("switchboard.reload")
+
+STRATEGIES = ("auto", "coexist", "in_place")
+WARMUP_PROMPT = [{"role": "user", "content": "Hello"}]
+
+
+class ReloadError(Exception):
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind  # "invalid_config" | "memory" | "engine_failed"
+
+
+@dataclass(frozen=True, slots=True)
+class EngineDiff:
+    added: tuple[str, ...]
+    changed: tuple[str, ...]
+    removed: tuple[str, ...]
+    unchanged: tuple[str, ...]
+
+    @property
+    def touches_engines(self) -> bool:
+        return bool(self.added or self.changed or self.removed)
+
+    def as_dict(self) -> dict[str, list[str]]:
+        return {"added": list(self.added), "changed": list(self.changed),
+                "removed": list(self.removed), "unchanged": list(self.unchanged)}
+
+
+def diff_engines(old: Mapping[str, EngineConfig], new: Mapping[str, EngineConfig]) -> EngineDiff:
+    return EngineDiff(
+        added=tuple(n for n in new if n not in old),
+        changed=tuple(n for n in new if n in old and new[n] != old[n]),
+        removed=tuple(n for n in old if n not in new),
+        unchanged=tuple(n for n in new if n in old and new[n] == old[n]),
+    )
+
+
+@dataclass
+class ReloadResult:
+    ok: bool
+    trigger: str
+    started_at: float
+    duration_s: float = 0.0
+    config_hash: str | None = None
+    strategy: str | None = None
+    changes: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    error_kind: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok, "trigger": self.trigger,
+            "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started_at)),
+            "duration_s": round(self.duration_s, 3), "config_hash": self.config_hash,
+            "strategy": self.strategy, "changes": self.changes, "error": self.error,
+            "error_kind": self.error_kind,
+        }  # fmt: skip
+
+
+ConfigLoader = Callable[[str], GatewayConfig]
+
+
+class Reloader:
+    def __init__(self, state: GatewayState, load: ConfigLoader, drain_timeout_s: float) -> None:
+        self.state = state
+        self.load = load
+        self.drain_timeout_s = drain_timeout_s
+        self.loaded_at = time.time()
+        self.last: ReloadResult | None = None
+        self.successes = 0
+        self.failures = 0
+        self._lock = asyncio.Lock()
+
+    def status(self) -> dict[str, Any]:
+        return {"loaded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.loaded_at)),
+                "reloads_ok": self.successes, "reloads_failed": self.failures,
+                "last_reload": None if self.last is None else self.last.as_dict()}
+
+    async def reload(self, trigger: str, path: str | None = None,
+                     strategy: str = "auto") -> ReloadResult:
+        if strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}")
+        async with self._lock:  # one reload at a time; a second waits for the first
+            result = ReloadResult(ok=False, trigger=trigger, started_at=time.time())
+            started = time.monotonic()
+            try:
+                await self._apply(path or self.state.config.source_path, strategy, result)
+                result.ok = True
+                self.successes += 1
+                self.loaded_at = time.time()
+                log.info("reload_applied", **_log_fields(result))
+            except ReloadError as exc:
+                result.error, result.error_kind = str(exc), exc.kind
+                self.failures += 1
+                log.error("reload_failed", **_log_fields(result))
+            result.duration_s = time.monotonic() - started
+            self.last = result
+            return result
+
+    async def _apply(self, path: str, strategy: str, result: ReloadResult) -> None:
+        state = self.state
+        try:
+            new = self.load(path)
+        except (ConfigError, OSError) as exc:
+            raise ReloadError(f"{path}: {exc}", "invalid_config") from exc
+        result.config_hash = new.digest
+        old = state.config
+        diff = diff_engines(old.engines, new.engines)
+        result.changes = {"engines": diff.as_dict(), "routes_changed": old.routes != new.routes
+                          or old.default_route != new.default_route}
+        classifier = await self._classifier_for(new)
+        if not diff.touches_engines:
+            result.strategy = "routes_only"
+            self._switch(new, classifier, [], diff.removed)
+            return
+        result.strategy = chosen = self._choose_strategy(old, new, diff, strategy)
+        if chosen == "coexist":
+            fresh = await self._start_warm(new, [*diff.added, *diff.changed])
+            replaced = self._switch(new, classifier, fresh, diff.removed)
+            await asyncio.gather(*(state.registry.retire(h, self.drain_timeout_s)
+                                   for h in replaced))
+        else:
+            await self._swap_in_place(old, new, diff, classifier)
+
+    def _choose_strategy(self, old: GatewayConfig, new: GatewayConfig, diff: EngineDiff,
+                         wanted: str) -> str:
+        new_plan = plan_memory(new)
+        if not new_plan.fits:
+            raise ReloadError(
+                f"the new config's memory plan does not fit ({new_plan.total_bytes / 2**30:.2f} "
+                f"of {new_plan.available_bytes / 2**30:.2f} GiB)", "memory")
+        leaving = {e.name: e for e in plan_memory(old).engines}
+        side_by_side = new_plan.total_bytes + sum(
+            leaving[n].total_bytes for n in (*diff.changed, *diff.removed) if n in leaving)
+        fits_together = side_by_side <= new_plan.available_bytes
+        if wanted == "coexist" and not fits_together:
+            raise ReloadError(
+                f"old and new engines do not fit side by side ({side_by_side / 2**30:.2f} GiB); "
+                "reload with strategy=in_place to swap with a brief unavailability", "memory")
+        if wanted == "in_place" or not fits_together:
+            return "in_place"
+        return "coexist"
+
+    async def _classifier_for(self, new: GatewayConfig) -> Any:
+        current = self.state.table
+        same = (new.default_route == current.config.default_route and
+                {n: r.recognize for n, r in new.routes.items()}
+                == {n: r.recognize for n, r in current.config.routes.items()})
+        if same:
+            return current.classifier
+        # Building one loads language models (~0.5 s of CPU): not on the event loop.
+        return await asyncio.to_thread(build_classifier, new)
+
+    async def _start_warm(self, new: GatewayConfig, names: Iterable[str]) -> list[EngineHandle]:
+        fresh = await self.state.registry.start_detached(new.engines[n] for n in names)
+        try:
+            for handle in fresh:
+                if handle.state is not EngineState.READY:
+                    raise ReloadError(f"engine {handle.name!r} failed to start: {handle.error}",
+                                      "engine_failed")
+                await _warm_up(handle)
+        except BaseException:
+            await self.state.registry.close_handles(fresh)
+            raise
+        return fresh
+
+    def _switch(self, new: GatewayConfig, classifier: Any, fresh: list[EngineHandle],
+                removed: Iterable[str]) -> list[EngineHandle]:
+        """The atomic step: no await in here, so no request sees half of it."""
+        state = self.state
+        replaced: list[EngineHandle] = []
+        for handle in fresh:
+            previous = state.registry.install(handle)
+            if previous is not None:
+                replaced.append(previous)
+            state.admissions[handle.name] = admission_for(handle.config,
+                                                          handle.engine.max_num_seqs)
+        for name in removed:
+            gone = state.registry.detach(name)
+            state.admissions.pop(name, None)
+            if gone is not None:
+                replaced.append(gone)
+        state.config = new
+        state.table = RoutingTable(new, classifier)
+        state.limits = limits_for(new)
+        return replaced
+
+    async def _swap_in_place(self, old: GatewayConfig, new: GatewayConfig, diff: EngineDiff,
+                             classifier: Any) -> None:
+        """Not enough memory for both: stop each old engine before its successor starts."""
+        registry = self.state.registry
+        leaving = [registry.get(n) for n in (*diff.changed, *diff.removed)]
+        log.warning("reload_in_place", engines=[h.name for h in leaving],
+                    note="routes on these engines answer 503 until the new engines are ready")
+        await asyncio.gather(*(registry.retire(h, self.drain_timeout_s) for h in leaving))
+        try:
+            fresh = await self._start_warm(new, [*diff.added, *diff.changed])
+        except ReloadError:
+            # Put the old engines back so the old configuration really stays in force.
+            restored = await registry.start_detached(
+                old.engines[n] for n in (*diff.changed, *diff.removed))
+            for handle in restored:
+                registry.install(handle)
+                self.state.admissions[handle.name] = admission_for(
+                    handle.config, handle.engine.max_num_seqs)
+            raise
+        self._switch(new, classifier, fresh, diff.removed)
+
+
+async def _warm_up(handle: EngineHandle) -> None:
+    """One real generation before the engine takes traffic."""
+    engine = handle.engine
+    try:
+        prompt = engine.prepare(engine.render_chat(WARMUP_PROMPT))
+        request = GenerationRequest(f"warmup-{uuid.uuid4().hex}", prompt, {"max_tokens": 1})
+        async with asyncio.timeout(120):
+            async for _ in engine.generate(request):
+                pass
+    except Exception as exc:
+        raise ReloadError(f"engine {handle.name!r} failed its warm-up request: {exc}",
+                          "engine_failed") from exc
+
+
+def _log_fields(result: ReloadResult) -> dict[str, Any]:
+    return {k: v for k, v in result.as_dict().items() if v not in (None, {}, [])}
+
+
+def install_sighup(state: GatewayState, reloader: Reloader) -> None:
+    """SIGHUP reloads, as daemons do. Only possible in the main thread (not under tests)."""
+    import signal
+
+    async def reload() -> None:
+        await reloader.reload("SIGHUP")
+
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGHUP, lambda: state.spawn(reload(), name="reload-sighup"))
+    except (RuntimeError, ValueError, NotImplementedError):
+        log.debug("sighup_unavailable")
+
+
+async def watch_file(reloader: Reloader, path: str) -> None:
+    """Reload whenever the file changes on disk (watchfiles: inotify, debounced)."""
+    from watchfiles import awatch
+
+    async for _ in awatch(path, debounce=500):
+        await reloader.reload("file change")

@@ -1,0 +1,199 @@
+"""Hot reload on fake engines: route-only swaps, engine swaps, failures that change nothing."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from router.reload import diff_engines
+from tests.unit.fakes import FakeGateway, fake_client
+
+BASE = """
+engines:
+  qa: {model: fake-qa, backend: fake}
+  mt: {model: fake-mt-v1, backend: fake}
+routes:
+  qa: {engine: qa}
+  translation:
+    engine: mt
+    variants:
+      - {name: a, engine: mt, weight: 1}
+      - {name: b, engine: qa, weight: 0}
+"""
+CHAT = {"model": "translation", "messages": [{"role": "user", "content": "hola"}]}
+
+
+@pytest.fixture()
+def gw(tmp_path: Path) -> Iterator[tuple[TestClient, FakeGateway, Path]]:
+    path = tmp_path / "routes.yaml"
+    with fake_client(BASE, path=path) as (client, fakes):
+        yield client, fakes, path
+
+
+def reload(client: TestClient, **params: str) -> tuple[int, dict[str, object]]:
+    response = client.post("/admin/reload", params=params)
+    return response.status_code, response.json()
+
+
+def test_diff_engines_sorts_every_kind_of_change() -> None:
+    from router.config import parse_config
+
+    old = parse_config(BASE).engines
+    new = parse_config(BASE.replace("fake-mt-v1", "fake-mt-v2").replace(
+        "  qa: {model: fake-qa, backend: fake}\n", "  qa: {model: fake-qa, backend: fake}\n"
+        "  code: {model: fake-code, backend: fake}\n")).engines
+    diff = diff_engines(old, new)
+    assert (diff.added, diff.changed, diff.removed, diff.unchanged) == (
+        ("code",), ("mt",), (), ("qa",))
+
+
+def test_weight_change_moves_traffic_without_touching_engines(
+    gw: tuple[TestClient, FakeGateway, Path],
+) -> None:
+    client, fakes, path = gw
+    assert client.post("/v1/chat/completions", json=CHAT).headers["x-switchboard-variant"] == "a"
+    before = list(fakes.built)
+    path.write_text(BASE.replace("weight: 1}", "weight: 0}", 1).replace(
+        "engine: qa, weight: 0}", "engine: qa, weight: 1}"))
+    status, body = reload(client)
+    assert status == 200 and body["ok"] is True and body["strategy"] == "routes_only"
+    assert fakes.built == before  # no engine was started or replaced
+    assert all(not e.closed for e in before)
+    response = client.post("/v1/chat/completions", json=CHAT)
+    assert response.headers["x-switchboard-variant"] == "b"
+    assert response.headers["x-switchboard-engine"] == "qa"
+
+
+def test_model_swap_starts_warms_and_switches_then_retires_the_old_engine(
+    gw: tuple[TestClient, FakeGateway, Path],
+) -> None:
+    client, fakes, path = gw
+    old = fakes.engines["mt"]
+    qa = fakes.engines["qa"]
+    old.behaviour.token_delay_s = 0.05
+    streamed: list[str] = []
+
+    def slow_stream() -> None:
+        body = {**CHAT, "stream": True, "max_tokens": 10}
+        with client.stream("POST", "/v1/chat/completions", json=body) as response:
+            streamed.extend(line for line in response.iter_lines() if line)
+
+    reader = threading.Thread(target=slow_stream)
+    reader.start()
+    while not old.running:
+        pass  # the stream is on the old engine
+    path.write_text(BASE.replace("fake-mt-v1", "fake-mt-v2"))
+    status, body = reload(client)
+    reader.join(10)
+    assert status == 200 and body["ok"] is True and body["strategy"] == "coexist"
+    assert body["changes"]["engines"]["changed"] == ["mt"]
+    new = fakes.engines["mt"]
+    assert new is not old and new.model == "fake-mt-v2"
+    assert new.requests[0].request_id.startswith("warmup-")  # warmed up before traffic
+    assert streamed[-1] == "data: [DONE]" and '"error"' not in "".join(streamed)
+    assert old.finished and old.aborted == []  # the in-flight request finished where it began
+    assert old.closed and not qa.closed  # replaced engine retired; the unchanged one untouched
+    after = client.post("/v1/chat/completions", json=CHAT)
+    assert after.status_code == 200 and new.requests[-1].request_id == \
+        after.headers["x-request-id"]
+    status_body = client.get("/admin/status").json()
+    assert status_body["config"]["hash"] == body["config_hash"]
+    assert status_body["config"]["last_reload"]["ok"] is True
+    assert status_body["engines"]["mt"]["model"] == "fake-mt-v2"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("engines: [", "invalid YAML"),
+        (BASE.replace("engine: mt\n    variants", "engine: nope\n    variants"),
+         "unknown engine 'nope'"),
+        (BASE.replace("backend: fake}\n  mt", "backend: fake, engine_arg: {}}\n  mt"),
+         "unknown key 'engine_arg'"),
+    ],
+)
+def test_invalid_file_changes_nothing(
+    gw: tuple[TestClient, FakeGateway, Path], text: str, message: str
+) -> None:
+    client, fakes, path = gw
+    before_hash = client.get("/admin/status").json()["config"]["hash"]
+    built = list(fakes.built)
+    path.write_text(text)
+    status, body = reload(client)
+    assert status == 422 and body["ok"] is False and body["error_kind"] == "invalid_config"
+    assert message in str(body["error"])
+    assert fakes.built == built
+    status_body = client.get("/admin/status").json()
+    assert status_body["config"]["hash"] == before_hash
+    assert status_body["config"]["last_reload"]["ok"] is False
+    assert client.post("/v1/chat/completions", json=CHAT).status_code == 200
+
+
+def test_engine_that_fails_to_start_leaves_the_old_config_serving(
+    gw: tuple[TestClient, FakeGateway, Path],
+) -> None:
+    client, fakes, path = gw
+    old = fakes.engines["mt"]
+    path.write_text(BASE.replace("fake-mt-v1", "fail-start"))
+    status, body = reload(client)
+    assert status == 503 and body["ok"] is False and body["error_kind"] == "engine_failed"
+    failed = fakes.built[-1]
+    assert failed.model == "fail-start" and failed.closed  # nothing half-applied remains
+    response = client.post("/v1/chat/completions", json=CHAT)
+    assert response.status_code == 200 and old.requests  # still the old engine
+    assert not old.closed
+
+
+def test_removed_engine_is_closed_and_added_engine_serves(
+    gw: tuple[TestClient, FakeGateway, Path],
+) -> None:
+    client, fakes, path = gw
+    old_mt = fakes.engines["mt"]
+    path.write_text("""
+engines:
+  qa: {model: fake-qa, backend: fake}
+  code: {model: fake-code, backend: fake}
+routes:
+  qa: {engine: qa}
+  code: {engine: code}
+""")
+    status, body = reload(client)
+    assert status == 200 and body["ok"] is True
+    assert old_mt.closed
+    code = client.post("/v1/chat/completions", json={**CHAT, "model": "code"})
+    assert code.headers["x-switchboard-engine"] == "code"
+    assert client.post("/v1/chat/completions", json=CHAT).status_code == 404
+
+
+def test_in_place_swap_stops_the_old_engine_first(
+    gw: tuple[TestClient, FakeGateway, Path],
+) -> None:
+    client, fakes, path = gw
+    old = fakes.engines["mt"]
+    path.write_text(BASE.replace("fake-mt-v1", "fake-mt-v2"))
+    status, body = reload(client, strategy="in_place")
+    assert status == 200 and body["strategy"] == "in_place"
+    assert old.closed and fakes.engines["mt"].model == "fake-mt-v2"
+    assert client.post("/v1/chat/completions", json=CHAT).status_code == 200
+
+
+def test_failed_in_place_swap_restores_the_old_engine(
+    gw: tuple[TestClient, FakeGateway, Path],
+) -> None:
+    client, fakes, path = gw
+    path.write_text(BASE.replace("fake-mt-v1", "fail-start"))
+    status, body = reload(client, strategy="in_place")
+    assert status == 503 and body["ok"] is False
+    restored = fakes.engines["mt"]
+    assert restored.model == "fake-mt-v1" and restored.started and not restored.closed
+    assert client.post("/v1/chat/completions", json=CHAT).status_code == 200
+
+
+def test_unknown_strategy_is_400(gw: tuple[TestClient, FakeGateway, Path]) -> None:
+    client, _, _ = gw
+    response = client.post("/admin/reload", params={"strategy": "yolo"})
+    assert response.status_code == 400 and response.json()["error"]["param"] == "strategy"
