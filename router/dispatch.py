@@ -85,7 +85,7 @@ def prepare(
     choice, handle = _serving_engine(state, choice, record)
     decision = choice.decision
     route, variant = choice.route, choice.variant
-    record.route, record.engine = route.name, handle.name
+    record.route, record.engine, record.model = route.name, handle.name, handle.config.model
     record.variant = variant.name if variant else None
     record.route_reason, record.route_tier = choice.decision.reason, choice.decision.tier
 

@@ -17,6 +17,7 @@ class RequestRecord:
     status: int | None = None
     route: str | None = None
     engine: str | None = None
+    model: str | None = None
     variant: str | None = None
     route_reason: str | None = None
     route_tier: str | None = None
@@ -45,6 +46,7 @@ class RequestRecord:
         for name, value in (
             ("x-switchboard-route", self.route),
             ("x-switchboard-engine", self.engine),
+            ("x-switchboard-model", self.model),
             ("x-switchboard-variant", self.variant),
             ("x-switchboard-route-reason", self.route_reason),
         ):

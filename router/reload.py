@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
+from prometheus_client import Counter, Gauge
 
 from engines.memory import plan_memory
 from engines.protocol import GenerationRequest
@@ -109,6 +110,12 @@ class Reloader:
         self.successes = 0
         self.failures = 0
         self._lock = asyncio.Lock()
+        registry = state.metrics.registry
+        self._reloads = Counter("switchboard_config_reloads", "Config reloads by outcome",
+                                ["outcome", "error_kind"], registry=registry)
+        self._loaded = Gauge("switchboard_config_loaded_timestamp_seconds",
+                             "When the config in force was loaded", registry=registry)
+        self._loaded.set(self.loaded_at)
 
     def status(self) -> dict[str, Any]:
         return {"loaded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.loaded_at)),
@@ -127,10 +134,13 @@ class Reloader:
                 result.ok = True
                 self.successes += 1
                 self.loaded_at = time.time()
+                self._loaded.set(self.loaded_at)
+                self._reloads.labels("ok", "").inc()
                 log.info("reload_applied", **_log_fields(result))
             except ReloadError as exc:
                 result.error, result.error_kind = str(exc), exc.kind
                 self.failures += 1
+                self._reloads.labels("failed", exc.kind).inc()
                 log.error("reload_failed", **_log_fields(result))
             result.duration_s = time.monotonic() - started
             self.last = result

@@ -130,6 +130,9 @@ def test_invalid_file_changes_nothing(
     status_body = client.get("/admin/status").json()
     assert status_body["config"]["hash"] == before_hash
     assert status_body["config"]["last_reload"]["ok"] is False
+    metrics = client.get("/metrics").text
+    assert ('switchboard_config_reloads_total{error_kind="invalid_config",outcome="failed"} 1.0'
+            in metrics)
     assert client.post("/v1/chat/completions", json=CHAT).status_code == 200
 
 
