@@ -95,4 +95,12 @@ def format_plan(plan: MemoryPlan) -> str:
                      f" + process {gib(e.overhead_bytes)} = {gib(e.total_bytes)}")
     verdict = "fits" if plan.fits else "DOES NOT FIT"
     lines.append(f"  total {gib(plan.total_bytes)} of {gib(plan.available_bytes)}: {verdict}")
+    if plan.engines:
+        # A hot reload starts the new engine beside the old one when both fit.
+        largest = max(plan.engines, key=lambda e: e.total_bytes)
+        side_by_side = plan.total_bytes + largest.total_bytes
+        mode = ("old and new side by side, no downtime" if side_by_side <= plan.available_bytes
+                else "in place: drain, stop, start; its routes answer 503 meanwhile")
+        lines.append(f"  reloading {largest.name} (the largest) needs "
+                     f"{gib(side_by_side)}: {mode}")
     return "\n".join(lines)
