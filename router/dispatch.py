@@ -97,14 +97,14 @@ def prepare(
             # A route named explicitly skipped the classifier; its template still wants the
             # languages and the text to translate.
             decision = state.table.classifier.classify(messages)
-        prompt = _render(handle, route, variant, request, decision)
+        prompt = render_prompt(handle, route, variant, request, decision)
         sampling = merge_sampling(
             handle.config.sampling,
             route.sampling,
             variant.sampling if variant else {},
             request.sampling,
         )
-        _fit_context(handle, route, prompt, sampling, request)
+        fit_context(handle, route, prompt, sampling, request)
     except BaseException:
         admission.release()
         raise
@@ -150,7 +150,7 @@ def _templated(route: RouteConfig, variant: VariantConfig | None) -> bool:
     return bool((variant.prompt_template if variant else None) or route.prompt_template)
 
 
-def _render(
+def render_prompt(
     handle: EngineHandle,
     route: RouteConfig,
     variant: VariantConfig | None,
@@ -192,7 +192,7 @@ def _fill_template(
     )
 
 
-def _fit_context(
+def fit_context(
     handle: EngineHandle,
     route: RouteConfig,
     prompt: PreparedPrompt,

@@ -94,11 +94,11 @@ def prepare_shadow(
     admission = state.admission(handle.name)
     admission.acquire()
     try:
-        prompt = dispatch._render(handle, route, variant, request, live.decision)
+        prompt = dispatch.render_prompt(handle, route, variant, request, live.decision)
         sampling = merge_sampling(
             handle.config.sampling, route.sampling, variant.sampling, request.sampling
         )
-        dispatch._fit_context(handle, route, prompt, sampling, request)
+        dispatch.fit_context(handle, route, prompt, sampling, request)
     except BaseException:
         admission.release()
         raise
