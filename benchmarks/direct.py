@@ -1,0 +1,160 @@
+"""The ceiling arm: the same prompts straight into an in-process `AsyncLLM`, no HTTP.
+
+Run as `python -m benchmarks.direct --spec S --plan P --out O` (the runner does this, in a
+process of its own). Prompts are chat-templated and tokenised before the clock starts, as
+a server would do per request; metrics follow `vllm bench serve`'s definitions (TTFT from
+submit to first token, ITL between deltas, TPOT = (E2E - TTFT) / (tokens - 1)).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.loadgen import PERCENTILES
+
+
+@dataclass
+class Outcome:
+    ok: bool = False
+    ttft: float = 0.0
+    latency: float = 0.0
+    tokens: int = 0
+    itl: list[float] = field(default_factory=list)
+    error: str = ""
+
+
+async def one_request(llm: Any, ids: Sequence[int], max_tokens: int) -> Outcome:
+    from vllm import SamplingParams
+    from vllm.sampling_params import RequestOutputKind
+
+    params = SamplingParams(max_tokens=max_tokens, ignore_eos=True, temperature=1.0,
+                            output_kind=RequestOutputKind.DELTA)
+    outcome = Outcome()
+    start = last = time.perf_counter()
+    try:
+        async for output in llm.generate({"prompt_token_ids": list(ids)}, params,
+                                         uuid.uuid4().hex):
+            now = time.perf_counter()
+            new = sum(len(c.token_ids) for c in output.outputs)
+            if new:
+                if outcome.tokens == 0:
+                    outcome.ttft = now - start
+                else:
+                    outcome.itl.append(now - last)
+                last = now
+                outcome.tokens += new
+        outcome.latency = time.perf_counter() - start
+        outcome.ok = True
+    except Exception as exc:
+        outcome.error = f"{type(exc).__name__}: {exc}"
+    return outcome
+
+
+async def run_level(llm: Any, prompts: Sequence[tuple[list[int], int]], level: dict[str, Any],
+                    seed: int, warmups: int) -> dict[str, Any]:
+    for ids, out_len in prompts[:warmups]:  # as vllm bench's --num-warmups: not counted
+        await one_request(llm, ids, out_len)
+    concurrency = level.get("concurrency")
+    rate = level.get("rate")
+    limit = asyncio.Semaphore(concurrency or len(prompts))
+    gaps = np.random.default_rng(seed).exponential(1.0 / rate, len(prompts)) if rate else None
+
+    async def limited(ids: list[int], out_len: int) -> Outcome:
+        async with limit:
+            return await one_request(llm, ids, out_len)
+
+    start = time.perf_counter()
+    tasks = []
+    for i, (ids, out_len) in enumerate(prompts):
+        if gaps is not None:
+            await asyncio.sleep(float(gaps[i]))
+        tasks.append(asyncio.create_task(limited(ids, out_len)))
+    outcomes = await asyncio.gather(*tasks)
+    duration = time.perf_counter() - start
+    return metrics(outcomes, [len(ids) for ids, _ in prompts], duration, level)
+
+
+def metrics(outcomes: Sequence[Outcome], prompt_lens: Sequence[int], duration: float,
+            level: dict[str, Any]) -> dict[str, Any]:
+    done = [o for o in outcomes if o.ok]
+    output = sum(o.tokens for o in done)
+    prompt = sum(n for n, o in zip(prompt_lens, outcomes, strict=True) if o.ok)
+    result: dict[str, Any] = {
+        "completed": len(done), "failed": len(outcomes) - len(done),
+        "num_prompts": len(outcomes), "duration": duration,
+        "max_concurrency": level.get("concurrency"), "request_rate": level.get("rate"),
+        "total_input_tokens": prompt, "total_output_tokens": output,
+        "request_throughput": len(done) / duration, "output_throughput": output / duration,
+        "total_token_throughput": (output + prompt) / duration,
+        "first_error": next((o.error for o in outcomes if o.error), ""),
+    }
+    series = {
+        "ttft": [o.ttft for o in done],
+        "tpot": [(o.latency - o.ttft) / (o.tokens - 1) for o in done if o.tokens > 1],
+        "itl": [gap for o in done for gap in o.itl],
+        "e2el": [o.latency for o in done],
+    }
+    for name, values in series.items():
+        data = np.asarray(values or [0.0]) * 1000
+        result[f"mean_{name}_ms"] = float(data.mean())
+        result[f"median_{name}_ms"] = float(np.median(data))
+        result[f"std_{name}_ms"] = float(data.std())
+        for p in PERCENTILES.split(","):
+            result[f"p{p}_{name}_ms"] = float(np.percentile(data, float(p)))
+    return result
+
+
+async def drive(spec: dict[str, Any], plan: list[dict[str, Any]]) -> dict[str, Any]:
+    from vllm.engine.arg_utils import AsyncEngineArgs
+    from vllm.v1.engine.async_llm import AsyncLLM
+
+    started = time.monotonic()
+    llm = AsyncLLM.from_engine_args(AsyncEngineArgs(model=spec["model"], **spec["engine_args"]))
+    try:
+        tokenizer = llm.get_tokenizer()
+        if asyncio.iscoroutine(tokenizer):
+            tokenizer = await tokenizer
+        startup = time.monotonic() - started
+        results = []
+        for item in plan:
+            prompts = [(render(tokenizer, p["prompt"]), int(p["output_len"]))
+                       for p in item["prompts"]]
+            result = await run_level(llm, prompts, item["level"], spec["seed"], spec["warmups"])
+            results.append({"level": item["level"], "result": result})
+            print(json.dumps({"level": item["level"], "output_throughput":
+                              round(result["output_throughput"], 1)}), flush=True)
+        return {"startup_s": startup, "levels": results}
+    finally:
+        llm.shutdown()
+
+
+def render(tokenizer: Any, prompt: str) -> list[int]:
+    """What a chat server does with one user message: template, then tokens (no extra BOS)."""
+    text = tokenizer.apply_chat_template([{"role": "user", "content": prompt}], tokenize=False,
+                                         add_generation_prompt=True)
+    return list(tokenizer.encode(text, add_special_tokens=False))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--spec", type=Path, required=True)
+    parser.add_argument("--plan", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    spec = json.loads(args.spec.read_text())
+    plan = json.loads(args.plan.read_text())
+    args.out.write_text(json.dumps(asyncio.run(drive(spec, plan)), indent=1))
+
+
+if __name__ == "__main__":
+    main()

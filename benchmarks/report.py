@@ -1,0 +1,180 @@
+"""Raw per-run results → a summary (median over repeats), ratios, targets, markdown."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+METRICS = (
+    "output_throughput", "request_throughput",
+    "median_ttft_ms", "p99_ttft_ms", "median_tpot_ms", "p99_tpot_ms",
+    "median_itl_ms", "p99_itl_ms", "median_e2el_ms", "p99_e2el_ms",
+)  # fmt: skip
+ARM_TITLES = {
+    "direct": "direct AsyncLLM", "vllm": "vllm serve", "switchboard": "switchboard, 1 route",
+    "switchboard-2": "switchboard, 2 engines (auto, mixed)",
+}
+# (metric, ratio of switchboard to the peer: at least / at most)
+TARGETS = (("output_throughput", "vllm", ">=", 1.00), ("median_ttft_ms", "vllm", "<=", 1.05),
+           ("output_throughput", "direct", ">=", 0.95))
+
+
+def summarise(runs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """{arm: {level label: {metric: median over repeats, ...}}} with spread and errors."""
+    grouped: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    levels: dict[str, Mapping[str, Any]] = {}
+    for run in runs:
+        grouped[(run["arm"], run["level"]["label"])].append(run["result"])
+        levels[run["level"]["label"]] = run["level"]
+    summary: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for (arm, label), results in grouped.items():
+        row: dict[str, Any] = {"level": dict(levels[label]), "repeats": len(results)}
+        for metric in METRICS:
+            values = [float(r[metric]) for r in results if r.get(metric) is not None]
+            row[metric] = statistics.median(values) if values else None
+            row[metric + "_all"] = values
+        row["failed"] = sum(int(r.get("failed") or 0) for r in results)
+        row["completed"] = sum(int(r.get("completed") or 0) for r in results)
+        row["first_error"] = next((r["first_error"] for r in results if r.get("first_error")), "")
+        summary[arm][label] = row
+    return dict(summary)
+
+
+def ratios(summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
+           arm: str = "switchboard") -> dict[str, dict[str, dict[str, float | None]]]:
+    """{peer: {level: {metric: arm ÷ peer}}} for the peers present."""
+    out: dict[str, dict[str, dict[str, float | None]]] = {}
+    for peer in ("vllm", "direct"):
+        if peer not in summary or arm not in summary:
+            continue
+        out[peer] = {}
+        for label, row in summary[arm].items():
+            base = summary[peer].get(label)
+            if base is None:
+                continue
+            out[peer][label] = {m: _div(row.get(m), base.get(m)) for m in METRICS}
+    return out
+
+
+def check_targets(summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
+                  top_label: str) -> list[dict[str, Any]]:
+    table = ratios(summary)
+    checks = []
+    for metric, peer, op, bound in TARGETS:
+        value = table.get(peer, {}).get(top_label, {}).get(metric)
+        ok = None if value is None else (value >= bound if op == ">=" else value <= bound)
+        checks.append({"metric": metric, "peer": peer, "level": top_label, "ratio": value,
+                       "target": f"{op} {bound:.2f}", "met": ok})
+    return checks
+
+
+def _div(a: Any, b: Any) -> float | None:
+    return None if a is None or not b else float(a) / float(b)
+
+
+def _f(value: Any, digits: int = 1) -> str:
+    return "—" if value is None else f"{value:,.{digits}f}"
+
+
+def level_order(labels: Iterable[str]) -> list[str]:
+    def key(label: str) -> tuple[int, float]:
+        return (0, float(label[1:])) if label.startswith("c") else (1, float(label[4:]))
+
+    return sorted(set(labels), key=key)
+
+
+def arms_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
+               arms: Sequence[str]) -> str:
+    head = ("| arm | load | out tok/s | req/s | TTFT p50 / p99 (ms) | TPOT p50 / p99 (ms) "
+            "| ITL p50 / p99 (ms) | E2E p50 / p99 (ms) | errors | out tok/s per repeat |")
+    lines = [head, "|" + " --- |" * 10]
+    labels = level_order(label for arm in arms for label in summary.get(arm, {}))
+    for label in labels:
+        for arm in arms:
+            row = summary.get(arm, {}).get(label)
+            if row is None:
+                continue
+            spread = ", ".join(f"{v:,.0f}" for v in row["output_throughput_all"])
+            lines.append(
+                f"| {ARM_TITLES.get(arm, arm)} | {label} | {_f(row['output_throughput'])} "
+                f"| {_f(row['request_throughput'], 2)} "
+                f"| {_f(row['median_ttft_ms'])} / {_f(row['p99_ttft_ms'])} "
+                f"| {_f(row['median_tpot_ms'])} / {_f(row['p99_tpot_ms'])} "
+                f"| {_f(row['median_itl_ms'])} / {_f(row['p99_itl_ms'])} "
+                f"| {_f(row['median_e2el_ms'])} / {_f(row['p99_e2el_ms'])} "
+                f"| {row['failed']} | {spread} |"
+            )
+    return "\n".join(lines)
+
+
+def ratios_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
+    table = ratios(summary)
+    lines = ["| switchboard ÷ | load | out tok/s | req/s | TTFT p50 | TTFT p99 | TPOT p50 "
+             "| ITL p50 | E2E p50 | E2E p99 |", "|" + " --- |" * 10]
+    for peer, rows in table.items():
+        for label in level_order(rows):
+            r = rows[label]
+            cells = [r[m] for m in ("output_throughput", "request_throughput", "median_ttft_ms",
+                                    "p99_ttft_ms", "median_tpot_ms", "median_itl_ms",
+                                    "median_e2el_ms", "p99_e2el_ms")]
+            lines.append(f"| {ARM_TITLES[peer]} | {label} | "
+                         + " | ".join(_f(c, 3) for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def targets_table(checks: Sequence[Mapping[str, Any]]) -> str:
+    lines = ["| figure | measured | target | met |", "| --- | --- | --- | --- |"]
+    for c in checks:
+        met = {True: "yes", False: "**no**", None: "—"}[c["met"]]
+        name = f"switchboard ÷ {ARM_TITLES[c['peer']]}, {c['metric']} at {c['level']}"
+        lines.append(f"| {name} | {_f(c['ratio'], 3)} | {c['target']} | {met} |")
+    return "\n".join(lines)
+
+
+def overhead_table(overhead: Mapping[str, Any]) -> str:
+    gw = overhead["gateway"]
+    added = overhead["added_latency_ms"]
+    return "\n".join([
+        "| fake-engine gateway, 1 core | measured | target |", "| --- | --- | --- |",
+        f"| added latency per request, median (16-token stream, sequential; gateway "
+        f"{gw['latency']['median_ms']:.3f} ms − bare uvicorn "
+        f"{overhead['bare']['latency']['median_ms']:.3f} ms) | {added:.3f} ms | ≤ 1 ms |",
+        f"| gateway latency p99, same load | {gw['latency']['p99_ms']:.3f} ms | — |",
+        f"| streamed chunks/s (64 streams × 2000 tokens) | {gw['chunks']['events_per_s']:,.0f} "
+        f"| ≥ 20,000 |",
+        f"| requests/s (64 concurrent 1-token streams) | {gw['requests']['requests_per_s']:,.0f} "
+        f"| — |",
+        f"| errors | {sum(int(v['errors']) for v in gw.values())} | 0 |",
+    ])
+
+
+def markdown(meta: Mapping[str, Any], summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
+             overhead: Mapping[str, Any] | None, plots: Sequence[str]) -> str:
+    arms = [a for a in ARM_TITLES if a in summary]
+    concurrency = [lbl for lbl in level_order(summary.get("switchboard", {}))
+                   if lbl.startswith("c")]
+    parts = [f"# switchboard benchmark — {meta['title']}", "",
+             f"- date (UTC): {meta['date']}", f"- command: `{meta['command']}`",
+             f"- machine: {meta['machine']}", f"- model: `{meta['model']}`",
+             f"- engine args (every arm): `{meta['engine_args']}`",
+             f"- load: vLLM's `vllm.benchmarks.serve` (openai-chat, random dataset "
+             f"{meta['input_len']} in / {meta['output_len']} out tokens, ignore_eos, seed "
+             f"{meta['seed']}); two-engine arm: mixed QA + translation prompts, `model: auto`",
+             f"- repeats: {meta['repeats']}, arms interleaved (order rotated each repeat); "
+             "figures are medians over repeats", ""]
+    if summary:
+        parts += ["## Arms", "", arms_table(summary, arms), ""]
+    if "switchboard" in summary:
+        parts += ["## Ratios", "", ratios_table(summary), ""]
+        if concurrency:
+            parts += ["## Targets", "", targets_table(check_targets(summary, concurrency[-1])),
+                      ""]
+    if overhead:
+        parts += ["## Gateway overhead (fake engine, no model)", "", overhead_table(overhead), ""]
+    if "mix" in meta:
+        parts += [f"Two-engine arm, route split of the mixed prompts (classifier): {meta['mix']}",
+                  ""]
+    parts += [f"![{p}]({p})" for p in plots]
+    return "\n".join(parts) + "\n"
