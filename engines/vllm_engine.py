@@ -29,7 +29,23 @@ _SAMPLING_KEYS = (
     "frequency_penalty", "repetition_penalty", "stop", "seed", "ignore_eos", "n",
 )  # fmt: skip
 
+PROCESS_EXIT_TIMEOUT_S = 10.0
+
 _FALLBACK_ROLES = {"system": "System", "user": "User", "assistant": "Assistant", "tool": "Tool"}
+
+
+def _wait_gone(pids: list[int], timeout_s: float) -> None:
+    import psutil
+
+    processes = []
+    for pid in pids:
+        try:
+            processes.append(psutil.Process(pid))
+        except psutil.NoSuchProcess:
+            continue
+    _, alive = psutil.wait_procs(processes, timeout=timeout_s)
+    for process in alive:  # vLLM's own SIGKILL did not land in time
+        process.kill()
 
 
 def async_engine_arg_names() -> frozenset[str]:
@@ -214,7 +230,13 @@ class VllmEngine:
                            unfinished=self.unfinished_requests())
 
     async def aclose(self) -> None:
-        llm, self._llm = self._llm, None
-        if llm is not None:
-            # shutdown() joins the engine-core process; do it off the event loop.
-            await asyncio.to_thread(llm.shutdown)
+        llm = self._llm
+        if llm is None:
+            return
+        pids = self.pids()
+        self._llm = None
+        # shutdown() stops the engine-core process (SIGTERM, then SIGKILL after a grace
+        # period); do it off the event loop, then wait until the processes are really gone,
+        # so "closed" means their memory is free.
+        await asyncio.to_thread(llm.shutdown)
+        await asyncio.to_thread(_wait_gone, pids, PROCESS_EXIT_TIMEOUT_S)
