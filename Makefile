@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 CONFIG ?= routes.yaml
 
-.PHONY: setup models run test test-unit lint bench bench-overhead clean
+.PHONY: setup models run test test-unit lint bench bench-quick bench-overhead clean
 
 setup: $(STAMP)
 
@@ -34,6 +34,16 @@ test-unit: setup
 lint: setup
 	$(VENV)/bin/ruff check router engines tests benchmarks
 	$(VENV)/bin/mypy
+
+# Benchmarks: direct AsyncLLM vs `vllm serve` vs switchboard, side by side (benchmarks/README.md).
+bench: models
+	$(PY) -m benchmarks.run $(BENCH_ARGS)
+
+bench-quick: models
+	$(PY) -m benchmarks.run --quick $(BENCH_ARGS)
+
+bench-overhead: setup
+	$(PY) -m benchmarks.overhead
 
 clean:
 	rm -rf $(VENV)

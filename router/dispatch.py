@@ -188,7 +188,7 @@ def _fill_template(
         text=text,
         system=system_turns[0] if system_turns else (system_prompt or ""),
         target_language=decision.target_language or "English",
-        source_language=decision.source_language or "the source language",
+        source_language=decision.source_language or "Text",
     )
 
 
