@@ -136,14 +136,16 @@ class Reloader:
                 self.loaded_at = time.time()
                 self._loaded.set(self.loaded_at)
                 self._reloads.labels("ok", "").inc()
-                log.info("reload_applied", **_log_fields(result))
             except ReloadError as exc:
                 result.error, result.error_kind = str(exc), exc.kind
                 self.failures += 1
                 self._reloads.labels("failed", exc.kind).inc()
-                log.error("reload_failed", **_log_fields(result))
             result.duration_s = time.monotonic() - started
             self.last = result
+            if result.ok:
+                log.info("reload_applied", **_log_fields(result))
+            else:
+                log.error("reload_failed", **_log_fields(result))
             return result
 
     async def _apply(self, path: str, strategy: str, result: ReloadResult) -> None:
