@@ -40,11 +40,13 @@ HEADS = (
     ("Is this translation correct? Please check it carefully.\n\n", "de"),
     ("请总结下面这篇文章的主要观点。\n", "zh"),
     ("Explain what the following passage says about machine translation.\n\n", "en"),
+    ("Given a passage in English, produce the same passage in Thai.\n\n", "en"),
+    ("请用英文回答下面的问题，并说明理由：", "zh"),
 )
 
 
 def requests() -> list[list[dict[str, object]]]:
-    """Every head with its payload rotated six ways: 60 distinct 2,000-character requests."""
+    """Every head with its payload rotated six ways: 72 distinct 2,000-character requests."""
     out: list[list[dict[str, object]]] = []
     for head, lang in HEADS:
         filler = FILLERS[lang]

@@ -24,6 +24,10 @@ LANGUAGE_CODES = (
     "ne", "si", "my", "km", "lo", "mn", "ka", "hy", "az", "kk", "uz", "be", "sr", "hr", "bs",
     "sl", "mk", "sq", "lt", "lv", "et", "is", "ga", "cy", "eu", "ca", "gl", "af", "zu", "xh",
     "am", "so", "ha", "yo", "ig", "la", "eo", "mt", "lb", "ps", "ku", "yue",
+    # smaller languages people ask for words in ("what is thank you in Hawaiian")
+    "haw", "mi", "sm", "to", "fj", "qu", "gn", "bo", "ug", "tt", "ky", "tg", "tk", "jv", "su",
+    "ceb", "hmn", "ht", "gd", "br", "co", "fo", "sa", "yi", "mg", "rw", "om", "ti", "wo", "ln",
+    "ny", "sn", "dv", "or", "as", "sd", "ckb", "ba", "cv", "ce", "oc", "rm", "ay",
 )
 # Locales whose names for those languages requests use ("anglais", "英语", "영어", …).
 DISPLAY_LOCALES = (
@@ -69,9 +73,18 @@ EXTRA_NAMES = {
     "portugese": "Portuguese",
     "portugeese": "Portuguese",
     "phillipino": "Filipino",
+    "frisian": "Western Frisian",
+    "gaelic": "Scottish Gaelic",
+    "kurdish": "Kurdish",
 }  # fmt: skip
 # CLDR names that are also everyday words in a request's language.
-NOT_NAMES = frozenset({"lets", "fins", "iers", "arab", "viro", "grec"})
+NOT_NAMES = frozenset({
+    "lets", "fins", "iers", "arab", "viro", "grec",
+    # places, people and words that some locale also uses as a language name
+    "hawaii", "samoa", "tonga", "fiji", "tibet", "tiibet", "haiti", "sunda", "jawa", "ruanda",
+    "corse", "corso", "korsika", "miao", "assam", "faroe", "sardi", "sarde", "sardo", "fries",
+    "gaeli", "akan", "ganda", "chewa", "shona", "breton", "bretons", "tatar", "ewe",
+})  # fmt: skip
 # Nationalities that are not language names ("how would I say … if I were Mexican").
 DEMONYMS = {
     "mexican": "Spanish", "spaniard": "Spanish", "argentinian": "Spanish",
@@ -126,6 +139,12 @@ def _variants(name: str) -> Iterator[str]:
         yield from ("deutsche", "deutschen")
     if name.endswith(("语", "語")) and len(name) >= 2:
         yield name[:-1] + "文"
+    if name.endswith(("ski", "cki")) and name.isalpha():  # Polish "po angielsku"
+        yield name[:-1] + "u"
+    if bare.endswith(("ce", "ca", "çe", "ça")) and bare.isalpha():  # Turkish "İngilizceye"
+        yield from (bare + suffix for suffix in ("ye", "ya", "de", "da", "den", "dan"))
+    if bare.isascii() and bare.isalpha():  # Indonesian "bahasa Inggrisnya"
+        yield bare + "nya"
 
 
 class LanguageNames:
@@ -157,7 +176,7 @@ class LanguageNames:
         found = self._names.get(word)
         if found is None and word.startswith("по-"):
             found = self._names.get(word[3:])
-        if found is None and re.match(r"[가-힣]", word):
+        if found is None and "\uac00" <= word[:1] <= "\ud7a3":
             found = self._names.get(_HANGUL_PARTICLE.sub("", word))
         return found
 

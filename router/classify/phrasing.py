@@ -13,9 +13,9 @@ import re
 # The verb or noun "translate" in the languages requests come in.
 TRANSLATE = re.compile(
     r"\btranslat(?:e|es|ed|ing|ion|ions|or|ors)\b"
-    r"|翻[译譯訳]|翻(?:成|为|為)|(?<!翻)[译譯訳](?:成|为|為|文|して|す|せ|出)|[汉漢英中日韩韓俄法德]译|和訳|英訳"
+    r"|翻[译譯訳]|翻(?:成|为|為)|翻一?下(?=(?:这|這|那)(?:句|段|篇|封|些|条|條|首|个词|個詞|几句|幾句)|下面|以下|[：:])|(?<!翻)[译譯訳](?:成|为|為|文|して|す|せ|出)|[汉漢英中日韩韓俄法德]译|和訳|英訳"
     r"|번역|통역"
-    r"|\btradu(?:c|z|i|ç|s|r)\w*"
+    r"|\btrad(?:u|ú)(?:c|z|i|ç|s|r)\w*"
     r"|\b(?:ü|ue)bersetz\w*"
     r"|\bперев(?:од|ед|ест|ёл|еди)\w*"
     r"|ترجم\w*"
@@ -46,7 +46,10 @@ NOUN_AFTER = re.compile(r"^\s*(?:of|into|to|in|for|from|please|:|：)")
 # Verb hits used as nouns in Chinese ("翻译是一门艺术") are topics.
 ZH_NOUN_AFTER = re.compile(r"^(?:是|的|在|和|与|與|有|者|家|员|員|学|學|腔|官|界|史)")
 # "translate this into JSON": the object is not a human language.
-INTO_WORD = re.compile(r"^\w*\s+(?:[^\s.?!:\n]+\s+){0,6}?(?:into|to)\s+([a-z]\w*)")
+INTO_WORD = re.compile(
+    r"^\w*\s+(?:[^\s.?!:\n]+\s+){0,10}?(?:into|to)\s+(?:(?:\d+|two|three|four|five|six|"
+    r"several|multiple|many|various|different|other|all)\s+)?([a-z]\w*)"
+)
 # Contexts in which "translation" is a topic, not a request.
 TOPIC = re.compile(
     r"machine[- ]?translat|neural[- ]translat|google translate|\bdeepl\b|auto[- ]?translat"
@@ -59,12 +62,12 @@ TOPIC = re.compile(
     r"|\b(?:the )?word ['\"“‘]?translat|etymology|origin of the word"
     r"|\b(?:what|which|how many) languages? (?:can|do|does|will|could) (?:you|it|they) "
     r"(?:translate|speak|support|understand)"
-    r"|(?:check|correct|evaluate|review|proofread|verify|grade|rate|score|compare|assess|judge|"
+    r"|\b(?:check|correct|evaluate|review|proofread|verify|grade|rate|score|compare|assess|judge|"
     r"critique|improve|fix|polish|edit|analy[sz]e|double-check|look over)\w*\b[^.?!\n]{0,40}"
     r"\btranslat"
     r"|translat\w*[^.?!\n]{0,40}\b(?:correct|accurate|right|wrong|good enough|acceptable|"
     r"faithful|mistakes?|errors?|quality|make sense)\b[^.!\n]{0,20}\?"
-    r"|\b(?:whether|if) (?:the |this |that |its |my )?(?:\w+ )?translation"
+    r"|\b(?:whether|if)\b[^.?!\n]{0,60}\b(?:a |an |the |its |their )?(?:\w+ )?translations?\b"
     r"|\binto (?:plain|simple|simpler|layman'?s?|everyday|normal) (?:english|language|terms|words)"
     r"|\b(?:is|are|was|does) (?:this|that|my|the|these|it)\b[^.?!\n]{0,30}translat\w*"
     r"[^.!\n]{0,30}\?"
@@ -76,11 +79,27 @@ TOPIC = re.compile(
     r"|機械翻訳|翻訳(?:は正しい|が正しい|の品質|をチェック|ソフト|ツール|者になる|者の)"
     r"|traducción automática|traduction automatique|maschinelle übersetzung|машинн\w+ перевод"
     r"|traduzione automatica|tradução automática|기계 ?번역|번역(?:이 맞|가 맞|이 정확|기)"
+    # "is this translation right?" in the languages requests come in
+    r"|(?:übersetzung|traducci[oó]n|traduction|traduzione|tradução|перевод\w*|ترجمه|ترجمة|çeviri"
+    r"|vertaling|översättning|tłumaczenie|překlad|dịch|μετάφραση)\b[^.?!\n]{0,30}"
+    r"\b(?:richtig|korrekt|falsch|correct\w*|exact\w*|juste|fausse|giust\w*|sbagliat\w*|certa"
+    r"|правильн\w*|верн\w*|точн\w*|doğru|yanlış|juist|goed|rätt|poprawn\w*|správn\w*|đúng"
+    r"|σωστ\w*)"
+    r"|(?:правильн\w*|верн\w*|точн\w*|richtig|correct\w*|juste)\b[^.?!\n]{0,20}"
+    r"(?:перевод|übersetz|traduc|traduz)"
+    r"|(?:این|آن) ترجمه (?:درست|صحیح|دقیق)|ترجمة (?:صحيحة|دقيقة)|هل (?:هذه )?الترجمة"
 )
 # A payload to translate usually follows the instruction after a colon, a line or a quote.
 PAYLOAD_MARK = re.compile(r"[:：\n\"“「『«'‘]")
-WORD = re.compile(r"\w+(?:-\w+)*")
-QUOTED = re.compile(r"[\"“「『«‘'](.+?)[\"”」』»’']")
+_MARKS = (
+    "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
+    "\u0900-\u0dff\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u0eb1-\u0ebc\u0ec8-\u0ecd\u1000-\u109f"
+    "\u1780-\u17ff\u200c\u200d"
+)
+# A word: letters with the combining marks Indic, Arabic, Hebrew and Thai words carry.
+WORD = re.compile(rf"[\w{_MARKS}]+(?:-[\w{_MARKS}]+)*")
+# A quote: apostrophes inside words ("what's", "l'eau") neither open nor close one.
+QUOTED = re.compile(r"(?:[\"“「『«‘]|(?<![a-zà-ɏ])')(.+?)(?:[\"”」』»]|[’'](?![a-zà-ɏ]))")
 
 # Indirect asks: "how do you say X in Japanese", "what's the Spanish word for X", …
 SAY = re.compile(
@@ -88,31 +107,55 @@ SAY = re.compile(
     r"|\bhow (?:is|are|was|were) .{1,40} (?:said|written|called)\b"
     r"|\b(?:give|tell|show) me the (?:\w+ )?(?:word|term|phrase) (?:for )?"
     r"|\bhow (?:do|would|can|could|should|does|did|might|will|to) (?:i |you |we |they |one |"
-    r"people |someone |a person |u |ya |the \w+ |\w+ people )?(?:say|express|greet|call|ask|tell"
-    r"|wish|thank|address)\b"
+    r"people |someone |a person |u |ya |(?:a |an |the )?\w+ (?:people |speakers? |natives? )?)?"
+    r"(?:(?:in|from) \w+ )?(?:say|express|greet|call|ask|tell|wish|thank|address)\b"
+    r"|\b(?:want|need|like|wanna|trying|try|have|able|teach me|learn|know) (?:how )?to "
+    r"(?:say|tell|ask|greet|thank|wish)\b"
+    r"|\bhow (?:would|does|do|will|might|should) (?:this|that|it|these|the \w+)(?: \w+)? "
+    r"(?:read|sound|look|be written|go)\b"
     r"|\b(?:proper|correct|right|best|polite|formal|informal|common|usual) way(?:s)? (?:to|of) "
     r"(?:say|saying|greet|greeting|express|ask|thank|wish)"
     r"|\bwhat (?:do|does|would|did|should) (?:\w+ ){0,3}(?:say|call|use)\b"
     r"|\bwhat(?:'s| is| are) (?:the |a )?(?:\w+ )?(?:word|words|term|phrase|expression|way to "
     r"say)s? (?:for|of)\b|\bwords? for\b"
-    r"|怎么说|怎麼說|如何说|如何說|怎样说|怎樣說|咋说|怎么讲|怎麼講|怎么表达|怎麼表達|怎么写|怎麼寫"
+    r"|怎么说|怎麼說|如何说|如何說|怎样说|怎樣說|咋说|怎么讲|怎麼講|怎么表达|怎麼表達"
     r"|で(?:何|なん)(?:と|て)(?:言|い)|ではなんと|뭐라고|어떻게 (?:말|써|쓰|표현|해)"
     r"|comment (?:dit-on|on dit|dire|se dit|dis-je|je dis)|c[oó]mo se (?:dice|escribe|llama)"
     r"|c[oó]mo (?:digo|decir)|wie sagt man|wie sage ich|wie heisst|was heisst|come si dice"
     r"|come (?:dire|dico)|como se diz|como (?:digo|dizer)|как (?:будет|сказать|по-|скажешь|скажу)"
     r"|كيف (?:أقول|اقول|تقول|نقول|يقال)|कैसे (?:कहते|बोलते|कहें|कहूं|कहेंगे)|क्या कहते"
+    r"|\bhoe (?:zeg|zegt|noem) (?:je|jij|ik|men|u)\b|\bwat is .{1,40} in het \w+"
+    r"|\bhur (?:säger|sager|skriver) (?:man|jag|du|ni)\b|\bvad heter .{1,40} på \w+"
+    r"|\bhvordan (?:siger|sier|skriver) (?:man|jeg|du)\b|\bhva heter|\bhvad hedder"
+    r"|\bjak (?:powiedzieć|powiedziec|się mówi|sie mowi|mówi się|będzie|napisać)\b"
+    r"|\bapa bahasa \w+|\bbagaimana (?:cara )?(?:mengatakan|bilang|mengucapkan)\b"
+    r"|\bnasıl (?:denir|söylenir|derim|deriz|dersin|diyebilirim|yazılır)\b"
+    r"|چه می\u200c?شود|چی می\u200c?شه|(?:چطور|چگونه) (?:می\u200c?)?(?:گویند|گوییم|بگویم|گفت)"
+    r"|[でをは]どう(?:言|い)(?:います|う|えば|いま)|どう言えば|(?:なん|何)て言(?:う|い)|何と言(?:う|い)"
+    r"|\bcomo (?:é|e|fica) .{1,40} em \w+"
 )
 WHAT_IS_IN = re.compile(
     r"\bwhat(?:'s| is| are| was)? (?!the |a |an |your |my |some )(?:\S+ ){1,4}?(?:in|en) "
     r"(?P<lang>\w+)(?: language)?\s*[?.!]*$"
 )
-WHAT_IS_LANG_FOR = re.compile(r"\bwhat(?:'s| is| are)? (?P<lang>\w+) for\b")
+WHAT_IS_LANG_FOR = re.compile(
+    r"\b(?:what(?:'s| is| are| would be)?|give me|tell me|need|want|know|with|find|get) (?:the )?"
+    r"(?P<lang>\w+) (?:word |term |phrase )?for\b(?!-)"
+    r"|^(?:and |so |ok |okay )?(?P<bare>\w+) for (?!(?:beginners|kids|children|dummies|adults|"
+    r"students|travell?ers|business|work|school|everyone|me|us)\b)(?:\S+ ){0,3}\S+$"
+)
 LANG_TO_LANG = re.compile(r"^(?:\w+ )?(?P<src>\w+) (?:to|into|->|→) (?P<lang>\w+)\b")
 IF_I_WERE = re.compile(
     r"\bif (?:i|you|we) (?:was|were|am|are|lived in|was in|were in) "
     r"(?:a |an |in )?(?P<who>\w+)"
 )
 IN_PLACE = re.compile(r"\bin (?P<where>\w+)\s*[?.!]*$")
+# "how would a german say …", "what do italians say …", "how do people in japan say …"
+WHO_SAYS = re.compile(
+    r"\b(?:how|what) (?:do|does|would|did|might|can|could) (?:a |an |the )?(?P<who>\w+)"
+    r"(?: people| speakers?| natives?)? (?:say|call|use|greet)\b"
+)
+PEOPLE_IN = re.compile(r"\b(?:people|someone|they|folks|locals) (?:in|from) (?P<where>\w+)")
 # "What does X mean" and its kin; translation when X is in another language than the ask.
 MEANING = re.compile(
     r"\bwhat (?:does|do|did) (?P<x>.+?) (?:mean|means|stand for)\b"
@@ -121,11 +164,23 @@ MEANING = re.compile(
     r"|무슨 뜻|무슨 의미|의 뜻|veut dire|que signifie|qu[eé] significa"
     r"|qu[eé] quiere decir|was bedeutet|was heisst|cosa significa|che significa|cosa vuol dire"
     r"|o que (?:significa|quer dizer)|что (?:значит|означает)|ما معنى|ماذا تعني|का मतलब|का अर्थ"
+    r"|(?:معنی|معنای)(?P<z>.+?)(?:چیست|چه است|چیه)|یعنی چه|\bne demek\b|\bwat betekent\b"
+    r"|\bco znaczy\b|\bvad betyder\b|\bapa arti(?:nya)?\b|\bnghĩa là gì\b"
+)
+# "What is she saying?" about a quoted text: asks for its meaning, only with a quote.
+SAYS = re.compile(
+    r"\bwhat (?:is|are|was|were) (?:she|he|they|it|this|that|the \w+) (?:saying|trying to say)\b"
+    r"|\bwhat (?:this|that|it|the)(?: \w+)? (?:says|said)\b"
+    r"|\bwhat (?:does|do|did) (?:this|that|it|the)(?: \w+)? say\b"
 )
 # "Is 'Ich bin kalt' the right way to say …": checking, not asking for a translation.
 CHECKING = re.compile(
     r"^(?:is|are|was|does|do|did)\b[^?]{0,80}\b(?:correct|right|proper|wrong|accurate|natural|"
     r"grammatical|okay|ok)\b"
+)
+SCRIPT_AFTER = re.compile(
+    r"^\s*(?:script|alphabet|characters?|letters?|numerals?|digits?|transliteration|keyboard"
+    r"|字母|文字|拼音|字符)"
 )
 VERSION_OF = re.compile(r"^\s+(?:version|translation|rendering) of\b")
 # Frames that ask for something else *in* a language: not a translation.
@@ -172,7 +227,47 @@ SOURCE_IN = re.compile(
 )
 # Chinese asks that never say 翻译: "转换成英文", "用英文表达", "…的英文是什么".
 ZH_CONVERT_BEFORE = re.compile(r"(?:转换|轉換|转化|轉化|转|轉|变|變|换|換|说|說)(?:成|为|為)\s*$")
-ZH_EXPRESS_AFTER = re.compile(r"^(?:来|來)?(?:表达|表達|表述|说出来|說出來)")
-ZH_WHAT_IS_AFTER = re.compile(
-    r"^(?:单词|單詞|单字|名字|名称|名稱|叫法|说法|說法)?(?:是什么|是甚麼|是啥|叫什么|叫什麼|怎么写|怎麼寫)"
+ZH_EXPRESS_AFTER = re.compile(
+    r"^(?:来|來)?(?:表达|表達|表述|说出来|說出來)"
+    r"|^(?:说|說|讲|講|写|寫)(?:一下|一遍)?(?=\s*[：:“\"「])"  # "用英语说一下：…", with its text
 )
+# "say 'welcome' in five languages": every language wanted, none named.
+MANY_LANGUAGES = re.compile(
+    r"\b(?:in|into) (?:\d+|two|three|four|five|six|seven|eight|nine|ten|several|multiple|many|"
+    r"various|different|other|all)(?: different| other)? languages\b"
+)
+ZH_WHAT_IS_AFTER = re.compile(
+    r"^(?:单词|單詞|单字|名字|名称|名稱|叫法|说法|說法)?"
+    r"(?:是什么|是甚麼|是啥|叫什么|叫什麼|怎么写|怎麼寫|怎么拼|怎麼拼|怎么读|怎麼讀)"
+    r"|^(?:单词|單詞|名字|名称|名稱|叫法|说法|說法|表达|表達|写法|寫法|译名|譯名)(?:[。？?！!.]|$)"
+)
+# "…用日语怎么写": how it is written in a language (not "英文论文怎么写", how to write one).
+ZH_WRITE_AFTER = re.compile(
+    r"^(?:里|裡|中)?(?:要|该|應該|应该)?(?:怎么写|怎麼寫|怎么拼|怎麼拼|如何写|如何寫)"
+)
+# "…在英文里叫什么": what it is called in a language.
+ZH_CALLED_AFTER = re.compile(r"^(?:里|裡|中)(?:叫什么|叫什麼|叫啥|怎么叫|怎麼叫|怎么称呼|怎麼稱呼)")
+# "…を日本語にして": make it into a language (Japanese).
+JA_MAKE_AFTER = re.compile(r"^(?:に|へ)(?:して|し て|直して|なおして|変えて|かえて|変換|訳)")
+# Settings words before "切换成英文": the interface or the answers, not a text.
+ZH_SETTINGS_BEFORE = re.compile(
+    r"语言|語言|设置|設置|界面|系统|系統|手机|手機|输入法|輸入法|回答|回复|回覆|答复"
+)
+# Asks for a text in another language without saying translate: "produce the same sentence in
+# Thai", "give its equivalent in Japanese", "write it in English", "I need this in Portuguese".
+EQUIVALENT_BEFORE = re.compile(
+    r"\b(?:produce|give|output|write|generate|provide|return|express|render|restate|say|put|"
+    r"rewrite|present|show|need|want|get|have|create|make|tell)\b(?:\s+me)?\s+"
+    r"(?:it|this|that|them|these|those|the same(?: \w+)?|its equivalent|an? equivalent(?: \w+)?|"
+    r"the equivalent(?: \w+)?|the corresponding(?: \w+)?|a corresponding(?: \w+)?|"
+    r"(?:this|that|these|those|the (?:given|following|above|input|original|same)) (?:\w+ )?"
+    r"(?:sentences?|texts?|paragraphs?|passages?|phrases?|words?|questions?|tweets?|reviews?|"
+    r"headlines?|lines?|messages?|emails?|titles?|sign|labels?|menu))"
+    r"\s+(?:in|into)\s+(?:the\s+)?$"
+)
+# "give its Bahasa Indonesia version": a verb, then a language naming the wanted version.
+VERSION_BEFORE = re.compile(
+    r"\b(?:produce|give|output|write|generate|provide|return|create|need|want|get)\w*\s+"
+    r"(?:me\s+)?(?:its|the|an?|their)\s+$"
+)
+VERSION_AFTER = re.compile(r"^\s+(?:version|equivalent|counterpart|rendering|translation)\b")

@@ -38,6 +38,8 @@ def last_text(messages: Sequence[Mapping[str, object]], role: str) -> str:
 def normalise(text: str) -> str:
     """NFKC (full-width forms, ligatures), casefold, and collapse runs of spaces."""
     folded = unicodedata.normalize("NFKC", text).casefold()
+    if "\u0307" in folded:  # Turkish "İ" casefolds to "i" + combining dot: keep the plain "i"
+        folded = folded.replace("i\u0307", "i")
     return _SPACES.sub(" ", folded).strip()
 
 

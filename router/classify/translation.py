@@ -15,17 +15,26 @@ SCRIPT_LANGUAGE = {
     "Hebrew": "Hebrew", "Devanagari": "Hindi", "Greek": "Greek", "Thai": "Thai",
     "Cyrillic": "Russian",
 }  # fmt: skip
+# The head and tail of a long request that indirect asks are looked for in.
+ASK_HEAD = 300
+ASK_TAIL = 200
 # Identification of a short payload below this confidence loses to a stated source language.
 MIN_ID_CONFIDENCE = 0.6
 SURE = 0.8
 _CONVERT = re.compile(
-    r"\b(?:convert|render|put|turn|transform|rewrite|express|change)\w*\b(?P<mid>[^.?!\n]{0,60}?)"
+    r"\b(?:convert|render|put|turn|transform|rewrite|express|change|locali[sz])\w*\b"
+    r"(?P<mid>[^.?!\n]{0,60}?)"
     r"\b(?:into|to|in)\s+(?:the\s+)?$"
 )
 _SETTINGS = re.compile(
     r"language|voice|setting|default|interface|locale|keyboard|subtitle|your|system|app\b|"
     r"phone|font|units?\b|mode|accent"
 )
+_WORD_NOUN = re.compile(
+    r"^(?:the |this |that )?(?:word|term|abbreviation|acronym|initialism|phrase|expression|"
+    r"idiom|slang|saying|emoji|letters?|name|sign)\s+"
+)
+_DIACRITIC = re.compile(r"[à-öø-ÿāăąćčďđēėęěğīįıłńňőœřśşšťūůűųźżžș-ț]")
 _PRONOUNS = frozenset(("me", "us", "him", "her", "them", "you", "it", "this", "that"))
 
 
@@ -105,7 +114,11 @@ class TranslationSignal:
     # -- scanning -------------------------------------------------------------------------
 
     def _scan(self, text: str) -> _Scan:
-        mentions = self._names.mentions(text, list(p.WORD.finditer(text)))
+        mentions = [
+            m
+            for m in self._names.mentions(text, list(p.WORD.finditer(text)))
+            if not p.SCRIPT_AFTER.match(text[m.end : m.end + 16])  # "the Latin script"
+        ]
         targets, weak, sources = [], [], []
         for mention in mentions:
             before = text[max(0, mention.start - 14) : mention.start]
@@ -174,6 +187,8 @@ class TranslationSignal:
     def _is_language_word(self, word: str) -> bool:
         if word in _PRONOUNS or word in ("the", "a", "an", "plain", "simple", "proper"):
             return True
+        if word == "languages":  # "into five languages"
+            return True
         return self._names.resolve(word) is not None
 
     def _convert(self, scan: _Scan) -> _Found | None:
@@ -183,20 +198,42 @@ class TranslationSignal:
             before, after = text[max(0, mention.start - 8) : mention.start], text[mention.end :]
             express = before.endswith(("用", "以")) and p.ZH_EXPRESS_AFTER.match(after)
             what_is = before.endswith("的") and p.ZH_WHAT_IS_AFTER.match(after)
+            called = before.endswith("在") and p.ZH_CALLED_AFTER.match(after)
+            called = called or p.ZH_WRITE_AFTER.match(after)
             version = p.VERSION_OF.match(after) and p.PAYLOAD_MARK.search(after)
-            if p.ZH_CONVERT_BEFORE.search(before) or express or what_is or version:
+            make = p.JA_MAKE_AFTER.match(after) and _ja_object(text, mention.start)
+            convert = p.ZH_CONVERT_BEFORE.search(before) and not p.ZH_SETTINGS_BEFORE.search(
+                text[max(0, mention.start - 12) : mention.start]
+            )
+            if convert or express or what_is or called or version or make:
                 reason = f"asks for the text in '{mention.language}'"
                 return _Found(0.85, reason, mention.start, mention.language)
         for mention in scan.targets + scan.weak_targets:
             before = scan.text[max(0, mention.start - 90) : mention.start]
             match = _CONVERT.search(before)
-            if match and not _SETTINGS.search(match.group("mid")):
+            settings = _SETTINGS.search(p.QUOTED.sub(" ", match.group("mid"))) if match else None
+            if match and (not settings or match.group().startswith("locali")):
                 if self._same_language(scan, mention.language):
                     continue  # "rewrite this in British English": a rewrite, not a translation
                 anchor = mention.start - len(before) + match.start()
                 return _Found(
                     0.85, f"conversion into '{mention.language}'", anchor, mention.language
                 )
+        return self._equivalent(scan)
+
+    def _equivalent(self, scan: _Scan) -> _Found | None:
+        """The text itself wanted in a language: "produce the same sentence in Thai"."""
+        text = scan.text
+        for mention in scan.mentions:
+            before = text[max(0, mention.start - 60) : mention.start]
+            match = p.EQUIVALENT_BEFORE.search(before)
+            if match is None and p.VERSION_AFTER.match(text[mention.end : mention.end + 16]):
+                match = p.VERSION_BEFORE.search(before)
+            if match is None or self._same_language(scan, mention.language):
+                continue
+            anchor = mention.start - len(before) + match.start()
+            reason = f"asks for the text in '{mention.language}'"
+            return _Found(0.8, reason, anchor, mention.language)
         return None
 
     def _say(self, scan: _Scan) -> _Found | None:
@@ -208,21 +245,42 @@ class TranslationSignal:
             if src and dst and src != dst:
                 return _Found(0.85, f"'{src} to {dst}'", 0, dst)
         lang_for = p.WHAT_IS_LANG_FOR.search(text)
-        if lang_for and (language := self._names.resolve(lang_for["lang"])):
-            return _Found(0.85, f"'what is {language} for …'", lang_for.start(), language)
-        say = p.SAY.search(text)
-        if say:
-            target = self._target(scan, say.start()) or self._plain(scan)
-            if target is not None and self._same_language(scan, target):
+        if lang_for and (lang_for["lang"] or len(text) < 60):
+            language = self._names.resolve(lang_for["lang"] or lang_for["bare"])
+            # "what's the English for …" names a foreign phrase; a bare "spanish for cat" may not
+            if language is not None and (lang_for["lang"] or not self._asked_in(scan, language)):
+                return _Found(0.85, f"'what is {language} for …'", lang_for.start(), language)
+        say = _search_ends(p.SAY, text)
+        if say is not None:
+            named = target = self._target(scan, say) or self._plain(scan)
+            if target is not None and self._asked_in(scan, target):
                 target = None  # "the best way to say no in English", asked in English
-            elif target is None:
-                target = self._nationality(text)
+            if target is None:  # "how would I say … if I were Mexican", "… in Zambia"
+                target = self._nationality(text, ((p.IF_I_WERE, "who"), (p.IN_PLACE, "where")))
+                if target is not None and named is not None and self._asked_in(scan, target):
+                    target = None
+            if target is None:  # "how would a German say …": not when the Germans are asked
+                target = self._nationality(text, ((p.WHO_SAYS, "who"), (p.PEOPLE_IN, "where")))
+                if target is not None and self._asked_in(scan, target):
+                    target = None
             if target is not None:
-                return _Found(0.85, f"asks how to say something in '{target}'", say.start(), target)
+                return _Found(0.85, f"asks how to say something in '{target}'", say, target)
+            if p.MANY_LANGUAGES.search(text):
+                reason = "asks how to say something in several languages"
+                return _Found(0.8, reason, say, None)
         what_in = p.WHAT_IS_IN.search(text)
         if what_in and len(text) < 120 and (language := self._names.resolve(what_in["lang"])):
             return _Found(0.8, f"'what is … in {language}'", what_in.start(), language)
         return None
+
+    def _asked_in(self, scan: _Scan, target: str) -> bool:
+        """Whether the request is all in `target`, quoted words included ("what's the English
+        for 'mise en place'" asks in English about a French phrase: not all in English)."""
+        if not self._same_language(scan, target):
+            return False
+        quoted = [q.group(1) for q in p.QUOTED.finditer(scan.text)]
+        frame = p.QUOTED.sub(" ", scan.text)
+        return not quoted or not self._other_language(" ".join(quoted), frame)
 
     def _same_language(self, scan: _Scan, target: str) -> bool:
         """Whether the request is already all in `target` (stated source, else identified)."""
@@ -233,28 +291,51 @@ class TranslationSignal:
         if script in SCRIPT_LANGUAGE:
             return SCRIPT_LANGUAGE[script or ""] == target and not _mixed_script(text)
         identified = self._id.identify(text)
+        if identified is None:
+            return False
+        if identified.language == target:
+            return identified.confidence >= 0.5
+        # A short plain-ASCII ask that identifies poorly ("what do the british call an
+        # elevator" reads as Albanian, 0.35) is English when English is a runner-up.
         return (
-            identified is not None
-            and identified.language == target
-            and identified.confidence >= 0.5
+            target == "English"
+            and identified.confidence < 0.5
+            and target in identified.runners_up
+            and text.isascii()
         )
 
     @staticmethod
     def _plain(scan: _Scan) -> str | None:
         return scan.mentions[0].language if scan.mentions else None
 
-    def _nationality(self, text: str) -> str | None:
-        for pattern, group in ((p.IF_I_WERE, "who"), (p.IN_PLACE, "where")):
+    def _nationality(
+        self, text: str, patterns: tuple[tuple[re.Pattern[str], str], ...]
+    ) -> str | None:
+        for pattern, group in patterns:
             match = pattern.search(text)
-            if match and (language := self._names.nationality(match[group])):
+            if match and (language := self._nationality_word(match[group])):
                 return language
         return None
+
+    def _nationality_word(self, word: str) -> str | None:
+        """The language of a people or a country: "italians", "germany", "mexican"."""
+        found = self._names.nationality(word)
+        if found is None and word.endswith("s") and len(word) > 4:
+            found = self._names.nationality(word[:-1])
+        for suffix in ("man", "men", "woman", "women"):  # "frenchman", "dutchwomen"
+            if found is None and word.endswith(suffix) and len(word) > len(suffix) + 3:
+                found = self._names.nationality(word[: -len(suffix)])
+        return found
 
     def _meaning(self, scan: _Scan) -> _Found | None:
         """Asks for the meaning ("what does X mean") of X in another language than the ask."""
         text = scan.text
+        if len(text) > 400:
+            return None
         match = p.MEANING.search(text)
-        if match is None or len(text) > 400:
+        if match is None and p.QUOTED.search(text):
+            match = p.SAYS.search(text)  # "what is she saying?" about a quoted text
+        if match is None:
             return None
         target = self._target(scan, match.start())
         if target is not None:
@@ -264,7 +345,9 @@ class TranslationSignal:
             phrase = " ".join(quoted)
             frame = p.QUOTED.sub(" ", text)
         else:
-            phrase = (match.group("x") or match.group("y") or "").strip(" ?？.!")
+            groups = match.groupdict()
+            phrase = (groups.get("x") or groups.get("y") or groups.get("z") or "").strip(" ?？.!")
+            phrase = _WORD_NOUN.sub("", phrase)  # "the abbreviation asap": the phrase is "asap"
             frame = text.replace(phrase, " ") if phrase else text
         if not phrase:
             frame = text[: match.start()] + text[match.end() :]
@@ -283,8 +366,17 @@ class TranslationSignal:
         if len(p.WORD.findall(phrase)) < 2:
             return False  # one word: identification is a guess ("zesty" reads as Polish)
         first, second = self._id.identify(phrase), self._id.identify(frame)
-        return bool(
-            first and second and first.language != second.language and first.confidence >= 0.8
+        if not (first and second and first.language != second.language):
+            return False
+        if first.confidence >= 0.8:
+            return True
+        # Short phrases identify poorly ("qué pasa" reads as French, 0.27); letters with
+        # diacritics in a phrase quoted in a plain-ASCII English ask mark it as foreign.
+        return (
+            second.language == "English"
+            and second.confidence >= 0.8
+            and frame.isascii()
+            and _DIACRITIC.search(phrase) is not None
         )
 
     def _bare_target(self, scan: _Scan) -> _Found | None:
@@ -352,6 +444,25 @@ class TranslationSignal:
         if source != "English":
             return "English"
         return None
+
+
+def _search_ends(pattern: re.Pattern[str], text: str) -> int | None:
+    """Where `pattern` first matches in a short text, or in a long one's head or tail: indirect
+    asks ("how do you say …") are short, or sit before or after their payload."""
+    if len(text) <= ASK_HEAD + ASK_TAIL:
+        match = pattern.search(text)
+        return None if match is None else match.start()
+    match = pattern.search(text, 0, ASK_HEAD)
+    if match is not None:
+        return match.start()
+    match = pattern.search(text, len(text) - ASK_TAIL)
+    return None if match is None else match.start()
+
+
+def _ja_object(text: str, start: int) -> bool:
+    """A Japanese object marker before "日本語にして": some text is to become Japanese."""
+    before = text[max(0, start - 20) : start]
+    return "を" in before and not any(word in before for word in ("答", "返事", "返信", "設定"))
 
 
 def _mixed_script(text: str) -> bool:
