@@ -89,10 +89,6 @@ def prepared_path(model: str, cache_dir: Path | None = None) -> Path:
     return (cache_dir or default_cache_dir()) / builtin_spec(model).name
 
 
-def is_prepared(model: str, cache_dir: Path | None = None) -> bool:
-    return (prepared_path(model, cache_dir) / _READY_MARKER).exists()
-
-
 def resolve_model(model: str, cache_dir: Path | None = None) -> str:
     """Return what vLLM should load: a prepared folder for builtin:NAME, else the input."""
     if not is_builtin(model):

@@ -13,7 +13,7 @@ import difflib
 import hashlib
 import re
 import string
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -480,5 +480,3 @@ def _parse_shadow(
     variant = _parse_variant(path, variant_raw, engines)
     return ShadowConfig(variant=variant, fraction=float(fraction))
 
-
-ConfigLoader = Callable[[str | Path], GatewayConfig]

@@ -282,7 +282,7 @@ async def run(
     except EngineRequestError as exc:
         record.error = str(exc)
         raise InvalidRequestError(str(exc)) from exc
-    except (GatewayError, asyncio.CancelledError, GeneratorExit):
+    except GatewayError:  # already an answer (the timeout above); not an internal error
         raise
     except Exception as exc:
         record.error = f"{type(exc).__name__}: {exc}"

@@ -104,11 +104,7 @@ def parse_text_request(data: Mapping[str, Any], limits: RequestLimits) -> Comple
         raise InvalidRequestError("'prompt' is required and must be a string", param="prompt")
     if not prompt:
         raise InvalidRequestError("'prompt' must not be empty", param="prompt")
-    if len(prompt) > limits.max_message_chars:
-        raise InvalidRequestError(
-            f"'prompt' has {len(prompt)} characters; the limit is {limits.max_message_chars}",
-            param="prompt",
-        )
+    _check_length(prompt, "prompt", limits)
     echo = data.get("echo", False)
     if echo not in (True, False, None):
         raise InvalidRequestError("'echo' must be a boolean", param="echo")
@@ -161,6 +157,14 @@ def _common_fields(
     }
 
 
+def _check_length(text: str, param: str, limits: RequestLimits) -> None:
+    if len(text) > limits.max_message_chars:
+        raise InvalidRequestError(
+            f"'{param}' has {len(text)} characters; the limit is {limits.max_message_chars}",
+            param=param,
+        )
+
+
 def _parse_messages(raw: Any, limits: RequestLimits) -> tuple[ChatMessage, ...]:
     if raw is None:
         raise InvalidRequestError("'messages' is required", param="messages")
@@ -191,12 +195,7 @@ def _parse_message(index: int, raw: Any, limits: RequestLimits) -> ChatMessage:
             f"'{param}.role' must be one of {', '.join(sorted(ROLES))}", param=f"{param}.role"
         )
     content = _content_text(raw.get("content"), f"{param}.content")
-    if len(content) > limits.max_message_chars:
-        raise InvalidRequestError(
-            f"'{param}.content' has {len(content)} characters; "
-            f"the limit is {limits.max_message_chars}",
-            param=f"{param}.content",
-        )
+    _check_length(content, f"{param}.content", limits)
     # "developer" is OpenAI's newer name for the system role; chat templates know "system".
     return ChatMessage(role="system" if role == "developer" else role, content=content)
 
