@@ -78,11 +78,11 @@ class FakeEngine:
             raise EngineDeadError(f"engine {self._name!r} failed to start (fake)")
         self.started = True
 
-    def render_chat(self, messages: Sequence[Mapping[str, str]]) -> str:
+    async def prepare_chat(self, messages: Sequence[Mapping[str, str]]) -> PreparedPrompt:
         turns = "".join(f"<{m['role']}>{m['content']}</{m['role']}>" for m in messages)
-        return turns + "<assistant>"
+        return await self.prepare_text(turns + "<assistant>")
 
-    def prepare(self, prompt: str) -> PreparedPrompt:
+    async def prepare_text(self, prompt: str) -> PreparedPrompt:
         # One token per whitespace-separated word keeps lengths predictable in tests.
         return PreparedPrompt(token_ids=[hash(w) & 0xFFFF for w in prompt.split()], text=prompt)
 

@@ -70,11 +70,12 @@ class Engine(Protocol):
     async def start(self) -> None:
         """Load the model; returns when the engine can take requests."""
 
-    def render_chat(self, messages: Sequence[Mapping[str, str]]) -> str:
-        """Apply the model's chat template, ending with the assistant turn's opening."""
+    async def prepare_chat(self, messages: Sequence[Mapping[str, str]]) -> PreparedPrompt:
+        """Apply the model's chat template (ending with the assistant turn's opening) and
+        tokenise the result. Async so that an engine can keep this CPU work off the loop."""
 
-    def prepare(self, prompt: str) -> PreparedPrompt:
-        """Tokenise a rendered prompt."""
+    async def prepare_text(self, prompt: str) -> PreparedPrompt:
+        """Tokenise a prompt that is already rendered (completions, prompt templates)."""
 
     def generate(self, request: GenerationRequest) -> AsyncIterator[GenerationChunk]:
         """Stream deltas. Closing or cancelling the iterator aborts the request in the engine."""

@@ -138,7 +138,13 @@ class VllmEngine:
         self._tokenizer = tokenizer
         self._has_template = bool(getattr(tokenizer, "chat_template", None))
 
-    def render_chat(self, messages: Sequence[Mapping[str, str]]) -> str:
+    async def prepare_chat(self, messages: Sequence[Mapping[str, str]]) -> PreparedPrompt:
+        return self._encode(self._render_chat(messages))
+
+    async def prepare_text(self, prompt: str) -> PreparedPrompt:
+        return self._encode(prompt)
+
+    def _render_chat(self, messages: Sequence[Mapping[str, str]]) -> str:
         if self._tokenizer is None:
             raise EngineNotReadyError(f"engine {self.name!r} is not started")
         if self._has_template:
@@ -155,7 +161,7 @@ class VllmEngine:
         lines = [f"{_FALLBACK_ROLES.get(m['role'], m['role'])}: {m['content']}" for m in messages]
         return "\n".join(lines) + "\nAssistant:"
 
-    def prepare(self, prompt: str) -> PreparedPrompt:
+    def _encode(self, prompt: str) -> PreparedPrompt:
         if self._tokenizer is None:
             raise EngineNotReadyError(f"engine {self.name!r} is not started")
         # A chat template already carries the BOS token; adding it again would double it.

@@ -107,7 +107,7 @@ def select_variants(route: RouteConfig, raw: Any) -> list[VariantConfig]:
     return chosen
 
 
-def _prepare_lanes(
+async def _prepare_lanes(
     state: GatewayState,
     parsed: CompletionRequest,
     headers: Mapping[str, str],
@@ -126,7 +126,7 @@ def _prepare_lanes(
             lane = Lane(variant, record)
             lanes.append(lane)
             try:
-                lane.prepared = dispatch.prepare(
+                lane.prepared = await dispatch.prepare(
                     state, parsed, {**base, "x-switchboard-variant": variant.name}, record
                 )
             except GatewayError as exc:
@@ -170,7 +170,7 @@ async def compare(request: Request) -> Response:
     variants = select_variants(route, data.get("variants"))
     outer.route, outer.route_reason, outer.route_tier = route.name, decision.reason, decision.tier
     outer.variant = ",".join(v.name for v in variants)
-    lanes = _prepare_lanes(state, parsed, request.headers, route, variants, outer)
+    lanes = await _prepare_lanes(state, parsed, request.headers, route, variants, outer)
     runnable = [lane for lane in lanes if lane.prepared is not None]
     if not runnable:
         first = lanes[0].error

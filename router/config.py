@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from router.classify.config import SIGNAL_NAMES, RecognitionConfig
+
 # Sampling fields a route or engine may default and a request may override. The types are
 # what the YAML/JSON value must be; ranges are checked in router.sampling.
 SAMPLING_FIELDS: dict[str, tuple[type, ...]] = {
@@ -45,17 +47,6 @@ class ConfigError(ValueError):
     def __init__(self, path: str, message: str) -> None:
         super().__init__(f"{path}: {message}" if path else message)
         self.path = path
-
-
-@dataclass(frozen=True, slots=True)
-class RecognitionConfig:
-    """How the classifier recognises a route without an explicit model name."""
-
-    keywords: tuple[str, ...] = ()
-    patterns: tuple[str, ...] = ()
-    examples: tuple[str, ...] = ()
-    # Name of a built-in language-signal detector (e.g. "translation"), or None.
-    signals: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,9 +334,10 @@ def _parse_recognize(path: str, raw: Any) -> RecognitionConfig:
     if raw is None:
         return RecognitionConfig()
     data = _mapping(path, raw)
-    _check_keys(path, data, ("keywords", "patterns", "examples", "signals"))
+    list_keys = ("keywords", "patterns", "examples", "negative_examples")
+    _check_keys(path, data, (*list_keys, "signals"))
     lists: dict[str, tuple[str, ...]] = {}
-    for key in ("keywords", "patterns", "examples"):
+    for key in list_keys:
         items = data.get(key) or []
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
             raise ConfigError(f"{path}.{key}", "must be a list of strings")
@@ -356,6 +348,8 @@ def _parse_recognize(path: str, raw: Any) -> RecognitionConfig:
         except re.error as exc:
             raise ConfigError(f"{path}.patterns[{index}]", f"invalid regex: {exc}") from exc
     signals = _opt_str(f"{path}.signals", data.get("signals"))
+    if signals is not None and signals not in SIGNAL_NAMES:
+        raise ConfigError(f"{path}.signals", _unknown_message("signal", signals, SIGNAL_NAMES))
     return RecognitionConfig(signals=signals, **lists)
 
 

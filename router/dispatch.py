@@ -65,7 +65,7 @@ def sticky_key(request: CompletionRequest, headers: Mapping[str, str]) -> str | 
     return None
 
 
-def prepare(
+async def prepare(
     state: GatewayState,
     request: CompletionRequest,
     headers: Mapping[str, str],
@@ -97,7 +97,7 @@ def prepare(
             # A route named explicitly skipped the classifier; its template still wants the
             # languages and the text to translate.
             decision = state.table.classifier.classify(messages)
-        prompt = render_prompt(handle, route, variant, request, decision)
+        prompt = await render_prompt(handle, route, variant, request, decision)
         sampling = merge_sampling(
             handle.config.sampling,
             route.sampling,
@@ -150,7 +150,7 @@ def _templated(route: RouteConfig, variant: VariantConfig | None) -> bool:
     return bool((variant.prompt_template if variant else None) or route.prompt_template)
 
 
-def render_prompt(
+async def render_prompt(
     handle: EngineHandle,
     route: RouteConfig,
     variant: VariantConfig | None,
@@ -160,15 +160,16 @@ def render_prompt(
     engine = handle.engine
     try:
         if request.kind == "text":
-            return engine.prepare(request.prompt)
+            return await engine.prepare_text(request.prompt)
         template = (variant.prompt_template if variant else None) or route.prompt_template
         system_prompt = (variant.system_prompt if variant else None) or route.system_prompt
         messages = request.raw_messages
         if template is not None:
-            return engine.prepare(_fill_template(template, messages, system_prompt, decision))
+            return await engine.prepare_text(
+                _fill_template(template, messages, system_prompt, decision))
         if system_prompt and not any(m["role"] == "system" for m in messages):
             messages = [{"role": "system", "content": system_prompt}, *messages]
-        return engine.prepare(engine.render_chat(messages))
+        return await engine.prepare_chat(messages)
     except EngineRequestError as exc:
         raise InvalidRequestError(str(exc), param="messages") from exc
     except (EngineNotReadyError, EngineDeadError) as exc:

@@ -98,7 +98,7 @@ async def _complete(request: Request, kind: str) -> Response:
     parsed = await _parse(request, state, kind)
     record.stream = parsed.stream
     principal: Principal = getattr(request.state, "principal", ANONYMOUS)
-    prepared = dispatch.prepare(state, parsed, request.headers, record, principal.priority)
+    prepared = await dispatch.prepare(state, parsed, request.headers, record, principal.priority)
     shadow.mirror(state, parsed, prepared, record)
     chunks = dispatch.run(state, prepared, record)
     prefix = "chatcmpl-" if kind == "chat" else "cmpl-"

@@ -262,7 +262,7 @@ async def _warm_up(handle: EngineHandle) -> None:
     """One real generation before the engine takes traffic."""
     engine = handle.engine
     try:
-        prompt = engine.prepare(engine.render_chat(WARMUP_PROMPT))
+        prompt = await engine.prepare_chat(WARMUP_PROMPT)
         request = GenerationRequest(f"warmup-{uuid.uuid4().hex}", prompt, {"max_tokens": 1})
         async with asyncio.timeout(120):
             async for _ in engine.generate(request):

@@ -76,7 +76,7 @@ def _skip_reason(state: GatewayState, engine: str) -> str | None:
     return None
 
 
-def prepare_shadow(
+async def prepare_shadow(
     state: GatewayState,
     request: CompletionRequest,
     live: dispatch.PreparedRequest,
@@ -94,7 +94,7 @@ def prepare_shadow(
     admission = state.admission(handle.name)
     admission.acquire()
     try:
-        prompt = dispatch.render_prompt(handle, route, variant, request, live.decision)
+        prompt = await dispatch.render_prompt(handle, route, variant, request, live.decision)
         sampling = merge_sampling(
             handle.config.sampling, route.sampling, variant.sampling, request.sampling
         )
@@ -132,7 +132,7 @@ async def _run(
 ) -> None:
     texts: list[list[str]] = []
     try:
-        prepared = prepare_shadow(state, request, live, record)
+        prepared = await prepare_shadow(state, request, live, record)
         texts = [[] for _ in range(prepared.n)]
         async for chunk in dispatch.run(state, prepared, record):
             texts[chunk.index].append(chunk.text)

@@ -13,7 +13,7 @@ from router.classify.examples import ExampleIndex
 from router.classify.rules import RouteRules
 from router.classify.signals import LanguageSignal, SignalTools, build_signal
 from router.classify.text import last_text, normalise
-from router.config import RecognitionConfig
+from router.classify.config import RecognitionConfig
 
 DEFAULT_CONFIDENCE = 0.5
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 from router.classify.classifier import Classifier
-from router.config import RecognitionConfig
+from router.classify.config import RecognitionConfig
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "eval" / "routing_dev.jsonl"
 DATA_ENV = "SWITCHBOARD_ROUTING_DEV"

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from router.classify.text import normalise
-from router.config import RecognitionConfig
+from router.classify.config import RecognitionConfig
 
 NGRAM_SIZES = (2, 3, 4)
 # Examples are short requests; the head of a long request carries its intent.

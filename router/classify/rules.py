@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from router.classify.text import normalise
-from router.config import RecognitionConfig
+from router.classify.config import RecognitionConfig
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from router.classify.langid import LanguageIdentifier
 from router.classify.languages import LanguageNames
 from router.classify.translation import SignalResult, TranslationSignal
 
-SIGNAL_NAMES = ("translation",)
+from router.classify.config import SIGNAL_NAMES
 
 
 class LanguageSignal(Protocol):

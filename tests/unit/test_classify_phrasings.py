@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from router.classify import Classifier
-from router.config import RecognitionConfig
+from router.classify.config import RecognitionConfig
 
 # (expected route, request): written for these tests, in the styles requests arrive in
 CASES = [

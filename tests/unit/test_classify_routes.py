@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from router.classify import Classifier, RouteDecision, explicit_decision
-from router.config import RecognitionConfig, parse_config
+from router.classify.config import RecognitionConfig
+from router.config import parse_config
 
 TRANSLATION = RecognitionConfig(signals="translation")
 

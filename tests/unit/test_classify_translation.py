@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from router.classify import Classifier
-from router.config import RecognitionConfig
+from router.classify.config import RecognitionConfig
 
 # (request, expected target language or None when the request names none)
 TRANSLATIONS = [
