@@ -1,59 +1,203 @@
-"""A memory plan for a config: what each engine will take, and whether it all fits.
+"""A memory plan: what each engine takes on which device, and whether it all fits.
 
-On the CPU backend vLLM reserves `kv_cache_memory_bytes`, or else `gpu_memory_utilization`
-of the machine's memory, for each engine's KV cache, on top of the weights. The plan adds
-those up against the machine's memory so `switchboard check` can refuse a config that
-would only fail at start-up.
+Each engine is planned against the device it will run on:
+
+- **GPU** (NVML sees a GPU): vLLM gives each engine `gpu_memory_utilization` × the GPU's total
+  memory (weights, activations and KV cache together) on every GPU it spans
+  (tensor × pipeline × data parallel), and refuses to start unless that much is free. With
+  `kv_cache_memory_bytes` the KV cache is fixed instead and the weights are split over the GPUs.
+- **CPU** (vLLM's CPU build): the KV cache is `kv_cache_memory_bytes`, or else
+  `gpu_memory_utilization` × the memory the process may use (the cgroup limit when there is
+  one, else the host's RAM), on top of the weights and the engine-core process.
+
+`switchboard check` prints the plan; a reload asks `fits_with` whether new engines can start
+beside the old ones (no downtime) or must replace them in place.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from engines.sources import BUILTIN_MODELS, is_builtin, prepared_path
-from router.config import GatewayConfig
+from router.config import EngineConfig
 
 # fp32 safetensors sizes of the prepared built-in models, for plans made before preparing.
 _BUILTIN_WEIGHT_BYTES = {"smollm2-135m-instruct": 538_090_408, "gemma-3-270m": 1_072_000_000}
-_VLLM_DEFAULT_UTILIZATION = 0.92
-# Process overhead per engine (engine-core process, torch, tokenizer) seen on these CPUs.
-_ENGINE_OVERHEAD_BYTES = 1_200_000_000
+_VLLM_DEFAULT_UTILIZATION = 0.92  # vLLM's CacheConfig default (0.26 to 0.33)
+# Process overhead per CPU engine (engine-core process, torch, tokenizer) seen on these CPUs.
+_CPU_ENGINE_OVERHEAD_BYTES = 1_200_000_000
+# Activations, CUDA graphs and the CUDA context per GPU, when the KV cache is sized in bytes.
+_GPU_ENGINE_OVERHEAD_BYTES = 2 * (1 << 30)
 GIB = 1 << 30
+CPU = "cpu"
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """A memory pool engines are placed on: the host ("cpu") or one GPU ("cuda:N")."""
+
+    name: str
+    total_bytes: int
+    free_bytes: int | None = None  # as measured now; None when unknown
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.name != CPU
+
+
+@dataclass(frozen=True, slots=True)
+class Inventory:
+    """The devices this process can place engines on."""
+
+    host: Device
+    gpus: tuple[Device, ...] = ()
+
+    def device(self, name: str) -> Device | None:
+        if name == CPU:
+            return self.host
+        return next((g for g in self.gpus if g.name == name), None)
 
 
 @dataclass(frozen=True, slots=True)
 class EnginePlan:
     name: str
-    weights_bytes: int | None
-    kv_bytes: int
-    overhead_bytes: int
+    weights_bytes: int | None  # whole model; None when unknown (a hub id not downloaded)
+    kv_bytes: int  # per device
+    overhead_bytes: int  # per device
+    # Bytes this engine takes on each device it uses.
+    placements: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def total_bytes(self) -> int:
-        return (self.weights_bytes or 0) + self.kv_bytes + self.overhead_bytes
+        return sum(self.placements.values())
+
+    @property
+    def devices(self) -> tuple[str, ...]:
+        return tuple(self.placements)
 
 
 @dataclass(frozen=True, slots=True)
 class MemoryPlan:
     engines: tuple[EnginePlan, ...]
-    available_bytes: int
+    inventory: Inventory
 
     @property
     def total_bytes(self) -> int:
         return sum(e.total_bytes for e in self.engines)
 
     @property
+    def available_bytes(self) -> int:
+        used = {d for e in self.engines for d in e.devices}
+        return sum(dev.total_bytes for d in used if (dev := self.inventory.device(d)))
+
+    def usage(self, extra: Iterable[EnginePlan] = ()) -> dict[str, int]:
+        """Bytes asked of each device by this plan's engines (plus `extra`)."""
+        asked: dict[str, int] = {}
+        for engine in (*self.engines, *extra):
+            for device, size in engine.placements.items():
+                asked[device] = asked.get(device, 0) + size
+        return asked
+
+    def shortfalls(self, extra: Iterable[EnginePlan] = ()) -> list[str]:
+        """One line per device that cannot hold what is asked of it."""
+        lines = []
+        for device, asked in self.usage(extra).items():
+            found = self.inventory.device(device)
+            if found is None:
+                lines.append(f"{device}: not present (visible GPUs: {len(self.inventory.gpus)})")
+            elif asked > found.total_bytes:
+                lines.append(f"{device}: needs {asked / GIB:.2f} GiB of "
+                             f"{found.total_bytes / GIB:.2f} GiB")
+        return lines
+
+    @property
     def fits(self) -> bool:
-        return self.total_bytes <= self.available_bytes
+        return not self.shortfalls()
+
+    def fits_with(self, extra: Iterable[EnginePlan]) -> bool:
+        """Whether this plan's engines and `extra` (e.g. old engines still draining) fit
+        together."""
+        return not self.shortfalls(extra)
+
+    def engine(self, name: str) -> EnginePlan:
+        return next(e for e in self.engines if e.name == name)
 
 
-def machine_memory_bytes() -> int:
+# --- what the machine has -----------------------------------------------------------------
+
+
+def host_memory_bytes() -> int:
+    """Memory this process may use: the cgroup limit when it is lower than the host's RAM."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError):
-        return 0
+        physical = 0
+    limit = cgroup_memory_limit()
+    if limit is not None and (physical == 0 or limit < physical):
+        return limit
+    return physical
+
+
+def cgroup_memory_limit(root: Path = Path("/sys/fs/cgroup")) -> int | None:
+    for candidate in (root / "memory.max", root / "memory" / "memory.limit_in_bytes"):
+        try:
+            raw = candidate.read_text().strip()
+        except OSError:
+            continue
+        if raw.isdigit() and int(raw) < 1 << 60:  # cgroup v1 writes a huge number for "none"
+            return int(raw)
+    return None
+
+
+def _nvml_gpus() -> tuple[Device, ...]:
+    """The GPUs NVML sees, in CUDA_VISIBLE_DEVICES order; none without NVML or a driver."""
+    try:
+        import pynvml  # type: ignore[import-not-found]  # nvidia-ml-py: with vLLM CUDA builds
+    except ImportError:
+        return ()
+    try:
+        pynvml.nvmlInit()
+    except Exception:  # no driver: a CPU host
+        return ()
+    try:
+        count = pynvml.nvmlDeviceGetCount()
+        indices = _visible_indices(os.environ.get("CUDA_VISIBLE_DEVICES"), count)
+        gpus = []
+        for cuda_index, physical in enumerate(indices):
+            info = pynvml.nvmlDeviceGetMemoryInfo(pynvml.nvmlDeviceGetHandleByIndex(physical))
+            gpus.append(Device(f"cuda:{cuda_index}", int(info.total), int(info.free)))
+        return tuple(gpus)
+    finally:
+        pynvml.nvmlShutdown()
+
+
+def _visible_indices(visible: str | None, count: int) -> list[int]:
+    """Physical GPU indices behind CUDA_VISIBLE_DEVICES (numeric form; UUIDs see all)."""
+    if visible is None:
+        return list(range(count))
+    parts = [p.strip() for p in visible.split(",") if p.strip()]
+    if not all(p.isdigit() for p in parts):
+        return list(range(count))
+    return [int(p) for p in parts if int(p) < count]
+
+
+def detect_inventory(gpu_probe: Callable[[], tuple[Device, ...]] = _nvml_gpus) -> Inventory:
+    """What this process can use now: the host memory and every visible GPU."""
+    host_total = host_memory_bytes()
+    try:
+        import psutil
+
+        host_free: int | None = min(int(psutil.virtual_memory().available), host_total)
+    except ImportError:
+        host_free = None
+    return Inventory(Device(CPU, host_total, host_free), gpu_probe())
+
+
+# --- what each engine asks for ------------------------------------------------------------
 
 
 def _weights_bytes(model: str) -> int | None:
@@ -69,38 +213,91 @@ def _weights_bytes(model: str) -> int | None:
     return sum(p.stat().st_size for p in folder.glob("*.safetensors")) or None
 
 
-def plan_memory(config: GatewayConfig, available_bytes: int | None = None) -> MemoryPlan:
-    total = machine_memory_bytes() if available_bytes is None else available_bytes
-    plans = []
-    for name, engine in config.engines.items():
-        if engine.backend == "fake":
-            plans.append(EnginePlan(name, 0, 0, 0))
-            continue
-        args = engine.engine_args
-        kv = args.get("kv_cache_memory_bytes")
-        if kv is None:
-            kv = int(float(args.get("gpu_memory_utilization", _VLLM_DEFAULT_UTILIZATION)) * total)
-        plans.append(EnginePlan(name, _weights_bytes(engine.model), int(kv),
-                                _ENGINE_OVERHEAD_BYTES))
-    return MemoryPlan(tuple(plans), total)
+def _number(engine: str, args: Mapping[str, Any], key: str, default: float) -> float:
+    value = args.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"engines.{engine}.engine_args.{key}: must be a number, got {value!r}")
+    return float(value)
+
+
+def gpus_needed(args: Mapping[str, Any]) -> int:
+    """GPUs one engine spans: vLLM's tensor × pipeline × data parallel sizes."""
+    size = 1
+    for key in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"):
+        value = args.get(key, 1)
+        size *= int(value) if isinstance(value, int) and value > 0 else 1
+    return size
+
+
+def plan_engine(config: EngineConfig, inventory: Inventory) -> EnginePlan:
+    args = config.engine_args
+    if config.backend == "fake":
+        return EnginePlan(config.name, 0, 0, 0, {})
+    weights = _weights_bytes(config.model)
+    utilization = _number(config.name, args, "gpu_memory_utilization", _VLLM_DEFAULT_UTILIZATION)
+    kv_fixed = args.get("kv_cache_memory_bytes")
+    if kv_fixed is not None:
+        kv_fixed = int(_number(config.name, args, "kv_cache_memory_bytes", 0))
+    on_gpu = bool(inventory.gpus) and str(args.get("device", "auto")) != "cpu"
+    if not on_gpu:
+        kv = kv_fixed if kv_fixed is not None else int(utilization * inventory.host.total_bytes)
+        total = (weights or 0) + kv + _CPU_ENGINE_OVERHEAD_BYTES
+        return EnginePlan(config.name, weights, kv, _CPU_ENGINE_OVERHEAD_BYTES, {CPU: total})
+    count = gpus_needed(args)
+    placements: dict[str, int] = {}
+    kv = 0
+    for index in range(count):
+        device = inventory.gpus[index] if index < len(inventory.gpus) else None
+        name = f"cuda:{index}"
+        if kv_fixed is not None:
+            kv = kv_fixed
+            share = (weights or 0) // count + kv_fixed + _GPU_ENGINE_OVERHEAD_BYTES
+        else:
+            # vLLM's budget per GPU covers weights, activations and KV cache together.
+            share = int(utilization * device.total_bytes) if device else 0
+            kv = max(0, share - (weights or 0) // count - _GPU_ENGINE_OVERHEAD_BYTES)
+        placements[name] = share if device else 1  # a missing GPU shows up as a shortfall
+    overhead = 0 if kv_fixed is None else _GPU_ENGINE_OVERHEAD_BYTES
+    return EnginePlan(config.name, weights, kv, overhead, placements)
+
+
+def plan_memory(
+    engines: Mapping[str, EngineConfig], inventory: Inventory | None = None
+) -> MemoryPlan:
+    found = inventory or detect_inventory()
+    return MemoryPlan(tuple(plan_engine(e, found) for e in engines.values()), found)
+
+
+def host_inventory(total_bytes: int) -> Inventory:
+    """A CPU-only inventory of a given size (tests, and plans for another machine)."""
+    return Inventory(Device(CPU, total_bytes))
 
 
 def format_plan(plan: MemoryPlan) -> str:
     def gib(value: int | None) -> str:
         return "?" if value is None else f"{value / GIB:.2f} GiB"
 
-    lines = ["memory plan (host memory, CPU backend):"]
+    inventory = plan.inventory
+    where = ", ".join(f"{g.name} {gib(g.total_bytes)}" for g in inventory.gpus) or "no GPU"
+    lines = [f"memory plan (host {gib(inventory.host.total_bytes)}; {where}):"]
     for e in plan.engines:
-        lines.append(f"  {e.name}: weights {gib(e.weights_bytes)} + kv cache {gib(e.kv_bytes)}"
-                     f" + process {gib(e.overhead_bytes)} = {gib(e.total_bytes)}")
-    verdict = "fits" if plan.fits else "DOES NOT FIT"
-    lines.append(f"  total {gib(plan.total_bytes)} of {gib(plan.available_bytes)}: {verdict}")
-    if plan.engines:
+        if not e.placements:
+            lines.append(f"  {e.name}: no memory (fake engine)")
+            continue
+        spread = ", ".join(f"{d} {gib(b)}" for d, b in e.placements.items())
+        lines.append(f"  {e.name}: weights {gib(e.weights_bytes)}, kv cache {gib(e.kv_bytes)}"
+                     f" per device -> {spread}")
+    for device, asked in plan.usage().items():
+        found = inventory.device(device)
+        capacity = gib(found.total_bytes) if found else "absent"
+        lines.append(f"  {device}: {gib(asked)} of {capacity}")
+    shortfalls = plan.shortfalls()
+    lines.append("  fits" if not shortfalls else "  DOES NOT FIT: " + "; ".join(shortfalls))
+    planned = [e for e in plan.engines if e.placements]
+    if planned:
         # A hot reload starts the new engine beside the old one when both fit.
-        largest = max(plan.engines, key=lambda e: e.total_bytes)
-        side_by_side = plan.total_bytes + largest.total_bytes
-        mode = ("old and new side by side, no downtime" if side_by_side <= plan.available_bytes
+        largest = max(planned, key=lambda e: e.total_bytes)
+        mode = ("old and new side by side, no downtime" if plan.fits_with([largest])
                 else "in place: drain, stop, start; its routes answer 503 meanwhile")
-        lines.append(f"  reloading {largest.name} (the largest) needs "
-                     f"{gib(side_by_side)}: {mode}")
+        lines.append(f"  reloading {largest.name} (the largest): {mode}")
     return "\n".join(lines)

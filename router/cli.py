@@ -84,7 +84,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     for name, route in config.routes.items():
         variants = ", ".join(f"{v.name}->{v.engine} w={v.weight:g}" for v in route.variants)
         print(f"  {name} -> {route.engine}" + (f" [variants: {variants}]" if variants else ""))
-    plan = plan_memory(config)
+    try:
+        plan = plan_memory(config.engines)
+    except ValueError as exc:  # a non-numeric memory setting
+        print(f"{args.config}: {exc}", file=sys.stderr)
+        return 1
     print(format_plan(plan))
     return 0 if plan.fits else 2
 

@@ -175,19 +175,25 @@ class Reloader:
 
     def _choose_strategy(self, old: GatewayConfig, new: GatewayConfig, diff: EngineDiff,
                          wanted: str) -> str:
-        new_plan = plan_memory(new)
+        try:
+            new_plan = plan_memory(new.engines)
+            old_plan = plan_memory(old.engines, new_plan.inventory)
+        except ValueError as exc:  # a non-numeric memory setting
+            raise ReloadError(str(exc), "invalid_config") from exc
         if not new_plan.fits:
             raise ReloadError(
-                f"the new config's memory plan does not fit ({new_plan.total_bytes / 2**30:.2f} "
-                f"of {new_plan.available_bytes / 2**30:.2f} GiB)", "memory")
-        leaving = {e.name: e for e in plan_memory(old).engines}
-        side_by_side = new_plan.total_bytes + sum(
-            leaving[n].total_bytes for n in (*diff.changed, *diff.removed) if n in leaving)
-        fits_together = side_by_side <= new_plan.available_bytes
+                "the new config's memory plan does not fit: "
+                + "; ".join(new_plan.shortfalls()), "memory")
+        # During a side-by-side swap the old versions of changed and removed engines still run.
+        staying_old = [old_plan.engine(n) for n in (*diff.changed, *diff.removed)
+                       if n in old.engines]
+        fits_together = new_plan.fits_with(staying_old)
         if wanted == "coexist" and not fits_together:
             raise ReloadError(
-                f"old and new engines do not fit side by side ({side_by_side / 2**30:.2f} GiB); "
-                "reload with strategy=in_place to swap with a brief unavailability", "memory")
+                "old and new engines do not fit side by side ("
+                + "; ".join(new_plan.shortfalls(staying_old))
+                + "); reload with strategy=in_place to swap with a brief unavailability",
+                "memory")
         if wanted == "in_place" or not fits_together:
             return "in_place"
         return "coexist"
