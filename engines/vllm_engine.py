@@ -1,13 +1,18 @@
 """The vLLM adapter: one in-process `AsyncLLM` per engine, streaming with DELTA outputs.
 
-Works with vLLM 0.26 through 0.33: the few APIs that moved between those releases
-(`get_tokenizer` sync vs async, where the dead-engine error lives) are looked up defensively.
-vLLM is imported lazily so that router code and unit tests never load it.
+Works with vLLM 0.26 through 0.33 through public APIs; the two internals it reads are found
+once at start-up by `engines.vllm_compat.probe`. vLLM is imported lazily so that router code
+and unit tests never load it.
+
+Engine-core processes start with the `spawn` method unless VLLM_WORKER_MULTIPROC_METHOD says
+otherwise: engines start concurrently in threads, and forking while another thread holds a
+file lock (vLLM's config and tokenizer loading take some) crashes on CUDA hosts.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -18,6 +23,7 @@ import structlog
 from engines.errors import EngineDeadError, EngineNotReadyError, EngineRequestError
 from engines.protocol import EngineStats, GenerationChunk, GenerationRequest, PreparedPrompt
 from engines.sources import is_builtin, resolve_model
+from engines.vllm_compat import VllmShape, engine_pids, probe
 from engines.vllm_stats import SchedulerSnapshot, stat_logger_factory
 from router.config import EngineConfig
 
@@ -30,6 +36,7 @@ _SAMPLING_KEYS = (
 )  # fmt: skip
 
 PROCESS_EXIT_TIMEOUT_S = 10.0
+MULTIPROC_ENV = "VLLM_WORKER_MULTIPROC_METHOD"
 
 _FALLBACK_ROLES = {"system": "System", "user": "User", "assistant": "Assistant", "tool": "Tool"}
 
@@ -86,6 +93,8 @@ class VllmEngine:
         self._sampling_cls: Any = None
         self._delta: Any = None
         self._scheduler = SchedulerSnapshot()
+        self._shape: VllmShape | None = None
+        self._building: asyncio.Future[Any] | None = None
 
     @property
     def name(self) -> str:
@@ -110,13 +119,14 @@ class VllmEngine:
     async def start(self) -> None:
         # Route vLLM's logging through ours (see router.logs) instead of its own handlers.
         os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
+        os.environ.setdefault(MULTIPROC_ENV, "spawn")
         model_path = self._config.model
         if is_builtin(model_path):
             # Preparing a built-in model is CPU work; keep the event loop free meanwhile.
             model_path = await asyncio.to_thread(resolve_model, model_path)
         engine_args = build_engine_args(self._config, model_path)
 
-        from vllm import SamplingParams
+        from vllm import SamplingParams, __version__
         from vllm.sampling_params import RequestOutputKind
         from vllm.v1.engine.async_llm import AsyncLLM
 
@@ -124,11 +134,21 @@ class VllmEngine:
         self._delta = RequestOutputKind.DELTA
         self._dead_errors = _dead_error_types()
         # from_engine_args blocks until the engine-core process is up; a thread lets several
-        # engines start at once.
-        self._llm = await asyncio.to_thread(
-            AsyncLLM.from_engine_args, engine_args,
-            stat_loggers=[stat_logger_factory(self._scheduler)],
-        )
+        # engines start at once. The build is kept so that a start cancelled meanwhile (SIGTERM
+        # during start-up, a cancelled reload) still shuts down what the thread goes on to
+        # build, instead of orphaning its engine-core process.
+        self._building = asyncio.get_running_loop().run_in_executor(
+            None, functools.partial(AsyncLLM.from_engine_args, engine_args,
+                                    stat_loggers=[stat_logger_factory(self._scheduler)]))
+        self._llm = await asyncio.shield(self._building)
+        self._building = None
+        try:
+            self._shape = probe(self._llm, __version__)
+        except Exception:
+            await self.aclose()
+            raise
+        log.info("vllm_engine_started", engine=self.name, vllm=__version__,
+                 unfinished_from=self._shape.unfinished_source)
         model_config = self._llm.model_config
         self._max_model_len = int(model_config.max_model_len)
         self._max_num_seqs = int(self._llm.vllm_config.scheduler_config.max_num_seqs)
@@ -221,13 +241,11 @@ class VllmEngine:
             raise EngineDeadError(f"engine {self.name!r} failed its health check: {exc}") from exc
 
     def pids(self) -> list[int]:
-        """Engine-core process ids (internal vLLM structure, hence the defensive lookups)."""
-        manager = getattr(getattr(getattr(self._llm, "engine_core", None), "resources", None),
-                          "engine_manager", None)
-        return [p.pid for p in getattr(manager, "processes", []) if p.pid is not None]
+        """Engine-core process ids (empty when the cores are not local processes)."""
+        return [] if self._llm is None else engine_pids(self._llm)
 
     def unfinished_requests(self) -> int:
-        return 0 if self._llm is None else int(self._llm.get_num_unfinished_requests())
+        return 0 if self._shape is None or self._llm is None else self._shape.unfinished()
 
     def stats(self) -> EngineStats:
         snapshot = self._scheduler
@@ -236,11 +254,19 @@ class VllmEngine:
                            unfinished=self.unfinished_requests())
 
     async def aclose(self) -> None:
+        building, self._building = self._building, None
+        if building is not None and self._llm is None:
+            # A start that was cancelled: wait for the build thread, then close its result.
+            try:
+                self._llm = await asyncio.shield(building)
+            except Exception:  # the build failed: vLLM cleaned up its own processes
+                return
         llm = self._llm
         if llm is None:
             return
         pids = self.pids()
         self._llm = None
+        self._shape = None
         # shutdown() stops the engine-core process (SIGTERM, then SIGKILL after a grace
         # period); do it off the event loop, then wait until the processes are really gone,
         # so "closed" means their memory is free.

@@ -1,0 +1,57 @@
+"""The vLLM internals the adapter reads, one shape per supported release (no vLLM import)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from engines.vllm_compat import VllmIncompatibleError, engine_pids, probe
+
+
+class AsyncLLM033:
+    """0.32/0.33: the count is public on AsyncLLM."""
+
+    def __init__(self) -> None:
+        self.output_processor = SimpleNamespace(get_num_unfinished_requests=lambda: 99)
+
+    def get_num_unfinished_requests(self) -> int:
+        return 3
+
+
+class AsyncLLM026:
+    """0.26: only the output processor knows (the public method was added later)."""
+
+    def __init__(self) -> None:
+        self.output_processor = SimpleNamespace(get_num_unfinished_requests=lambda: 5)
+
+
+def test_the_public_count_wins_where_it_exists() -> None:
+    shape = probe(AsyncLLM033(), "0.32.0")
+    assert shape.unfinished() == 3
+    assert shape.unfinished_source == "AsyncLLM.get_num_unfinished_requests"
+
+
+def test_vllm_026_counts_through_the_output_processor() -> None:
+    shape = probe(AsyncLLM026(), "0.26.0")
+    assert shape.unfinished() == 5
+    assert "output_processor" in shape.unfinished_source
+
+
+def test_an_unknown_release_fails_at_start_naming_its_version() -> None:
+    with pytest.raises(VllmIncompatibleError, match=r"vLLM 9\.9\.9: cannot count"):
+        probe(SimpleNamespace(), "9.9.9")
+
+
+def test_engine_pids_from_the_local_process_manager() -> None:
+    processes = [SimpleNamespace(pid=41), SimpleNamespace(pid=None), SimpleNamespace(pid=42)]
+    llm = SimpleNamespace(engine_core=SimpleNamespace(
+        resources=SimpleNamespace(engine_manager=SimpleNamespace(processes=processes))))
+    assert engine_pids(llm) == [41, 42]
+
+
+def test_engine_pids_are_empty_when_cores_are_not_local_processes() -> None:
+    ray_like = SimpleNamespace(engine_core=SimpleNamespace(
+        resources=SimpleNamespace(engine_manager=SimpleNamespace(actors=["a"]))))
+    assert engine_pids(ray_like) == []
+    assert engine_pids(SimpleNamespace()) == []
