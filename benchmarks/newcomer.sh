@@ -25,7 +25,7 @@ server_pgid=""
 now() { date +%s.%N; }
 
 stop_server() {
-  if [[ -n "$server_pgid" ]] && kill -0 -- "-$server_pgid" 2>/dev/null; then
+  if [[ -n "$server_pgid" ]]; then
     kill -TERM -- "-$server_pgid" 2>/dev/null || true
     for _ in $(seq 60); do kill -0 -- "-$server_pgid" 2>/dev/null || break; sleep 1; done
     kill -KILL -- "-$server_pgid" 2>/dev/null || true
@@ -49,7 +49,7 @@ server_pgid=$!
 
 # Ready, then one streamed chat answer; the clone's own venv has httpx once set-up is done.
 until [[ -x .venv/bin/python ]] && grep -q "prepare-models" "$log" 2>/dev/null; do
-  if ! kill -0 -- "-$server_pgid" 2>/dev/null; then cat "$log"; echo "make run died"; exit 1; fi
+  if ! kill -0 "$server_pgid" 2>/dev/null; then cat "$log" || true; echo "make run died"; exit 1; fi
   sleep 2
 done
 probe="$work/probe.py"
