@@ -1,4 +1,4 @@
-"""Errors an engine raises; router.errors maps them onto HTTP answers."""
+"""Errors an engine raises; router.pipeline maps them onto HTTP answers (router.errors)."""
 
 
 class EngineError(Exception):
@@ -15,3 +15,7 @@ class EngineNotReadyError(EngineError):
 
 class EngineRequestError(EngineError):
     """The engine rejected one request (bad sampling for this model, say); others are fine."""
+
+
+class AdmissionRefusedError(EngineError):
+    """The engine's admission bound is full for this request; retrying later may succeed."""

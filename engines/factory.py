@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from engines.config import EngineConfig
 from engines.fake import FakeEngine
 from engines.protocol import Engine
-from router.config import EngineConfig
 
 
 def build_engine(config: EngineConfig) -> Engine:

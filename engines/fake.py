@@ -28,6 +28,8 @@ class FakeEngineBehaviour:
     dead: bool = False
     start_delay_s: float = 0.0
     fail_start: bool = False
+    # vLLM's abort crosses a process boundary (~50 ms); cancellation can land meanwhile.
+    abort_delay_s: float = 0.0
 
 
 class FakeEngine:
@@ -135,6 +137,8 @@ class FakeEngine:
             await asyncio.sleep(min(0.01, end - loop.time()))
 
     async def abort(self, request_id: str) -> None:
+        if self.behaviour.abort_delay_s:
+            await asyncio.sleep(self.behaviour.abort_delay_s)
         if request_id in self.running:
             self.running.discard(request_id)
             self.aborted.append(request_id)

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engines.config import EngineConfig
 from engines.sources import BUILTIN_MODELS, is_builtin, prepared_path
-from router.config import EngineConfig
 
 # fp32 safetensors sizes of the prepared built-in models, for plans made before preparing.
 _BUILTIN_WEIGHT_BYTES = {"smollm2-135m-instruct": 538_090_408, "gemma-3-270m": 1_072_000_000}

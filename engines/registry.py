@@ -1,8 +1,9 @@
 """The set of running engines, built from routes.yaml's `engines:` section.
 
-Engines start concurrently; one that fails to start is marked failed and the others serve.
-The registry tracks each engine's state so /ready and /admin/status can report it, and a
-health loop marks an engine failed when its core process dies.
+Engines start concurrently; one that fails to start is marked failed (the gateway then
+refuses to start unless a degraded start is allowed). The registry tracks each engine's
+state so /ready and /admin/status can report it, and a health loop marks an engine failed
+when its core process dies. Each handle owns its engine's admission.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from enum import StrEnum
 
 import structlog
 
+from engines.admission import Admission
+from engines.config import EngineConfig
 from engines.errors import EngineError
 from engines.protocol import Engine
-from router.config import EngineConfig
 
 log = structlog.get_logger("switchboard.engines")
 
@@ -41,14 +43,34 @@ class EngineHandle:
     error: str | None = None
     # Gateway request ids running on this engine, so a retired engine can abort what is left.
     requests: set[str] = field(default_factory=set)
+    # Ids the gateway itself aborted (drain timeout): their streams end cut short.
+    cut_off: set[str] = field(default_factory=set)
     started_s: float | None = None
     startup_s: float | None = None
     failures: int = field(default=0)
     restarts: int = 0
+    admission: Admission = field(init=False)
+
+    def __post_init__(self) -> None:
+        # Sized for real once the engine has started and knows its max_num_seqs.
+        self.admission = Admission(self.config.name, self.config.max_in_flight or 1,
+                                   self.config.max_queue)
 
     @property
     def name(self) -> str:
         return self.config.name
+
+    def size_admission(self) -> None:
+        in_flight = self.config.max_in_flight or max(1, self.engine.max_num_seqs)
+        self.admission.resize(in_flight, self.config.max_queue)
+
+    def reconfigure(self, config: EngineConfig) -> None:
+        """Apply gateway-side fields (admission bounds, restart policy, default sampling)
+        without restarting the engine."""
+        assert not self.config.needs_restart_for(config), "this change needs a new engine"
+        self.config = config
+        if self.state is EngineState.READY:
+            self.size_admission()
 
     @property
     def in_flight(self) -> int:
@@ -64,6 +86,10 @@ class EngineHandle:
             "failures": self.failures,
             "restarts": self.restarts,
             "pids": list(getattr(self.engine, "pids", list)()),
+            "outstanding": self.admission.outstanding,
+            "queued": self.admission.waiting,
+            "max_in_flight": self.admission.max_in_flight,
+            "max_queue": self.admission.max_queue,
         }
 
 
@@ -115,6 +141,7 @@ class EngineRegistry:
         left = list(handle.requests)
         if left:
             log.warning("engine_drain_timeout", engine=handle.name, aborted=len(left))
+            handle.cut_off.update(left)
             for request_id in left:
                 try:
                     await handle.engine.abort(request_id)
@@ -137,6 +164,7 @@ class EngineRegistry:
             log.error("engine_start_failed", engine=handle.name, error=handle.error)
             return
         handle.startup_s = time.monotonic() - handle.started_s
+        handle.size_admission()
         handle.state = EngineState.READY
         log.info("engine_ready", engine=handle.name, startup_s=round(handle.startup_s, 2),
                  max_model_len=handle.engine.max_model_len)

@@ -20,12 +20,12 @@ from typing import Any
 
 import structlog
 
+from engines.config import EngineConfig
 from engines.errors import EngineDeadError, EngineNotReadyError, EngineRequestError
 from engines.protocol import EngineStats, GenerationChunk, GenerationRequest, PreparedPrompt
 from engines.sources import is_builtin, resolve_model
 from engines.vllm_compat import VllmShape, engine_pids, probe
 from engines.vllm_stats import SchedulerSnapshot, stat_logger_factory
-from router.config import EngineConfig
 
 log = structlog.get_logger("switchboard.vllm")
 

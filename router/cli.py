@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -31,8 +32,9 @@ def _load(path: str, check_engine_args: bool = True) -> GatewayConfig:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from engines.factory import build_engine
-    from router.app import build_app
+    from engines import factory
+    from router.gateway import Gateway
+    from router.http.app import EngineStartError, build_app
     from router.logs import configure_logging
     from router.server import GatewayServer
 
@@ -45,25 +47,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     holder: list[GatewayServer] = []
+    start_error: list[BaseException] = []
 
-    def on_state(state: object) -> None:
-        from router.state import GatewayState
-
-        assert isinstance(state, GatewayState)
-        holder[0].attach(state)
+    def on_state(gateway: Gateway) -> None:
+        holder[0].attach(gateway)
         print(f"switchboard ready on http://{host}:{port} "
-              f"(routes: {', '.join(config.routes)}; engines: {', '.join(config.engines)})",
-              flush=True)
+              f"(routes: {', '.join(config.routes)}; "
+              f"engines: {', '.join(gateway.ready_engines())})", flush=True)
 
-    app = build_app(config, build_engine, on_state=on_state, config_loader=_load,
-                    watch=args.watch)
+    app = build_app(config, factory.build_engine, on_state=on_state, config_loader=_load,
+                    watch=args.watch, on_start_error=start_error.append)
     uv_config = uvicorn.Config(
         app, host=host, port=port, log_config=None, access_log=False,
         timeout_graceful_shutdown=1, lifespan="on",
     )
     server = GatewayServer(uv_config, shutdown_timeout_s=server_cfg.shutdown_timeout_s)
     holder.append(server)
-    asyncio.run(server.serve())
+    with contextlib.suppress(SystemExit):  # uvicorn exits when the lifespan fails; see below
+        asyncio.run(server.serve())
+    if not server.started:  # the lifespan failed: no engine or no gateway to serve with
+        cause = start_error[0] if start_error else None
+        if isinstance(cause, EngineStartError):
+            print(f"switchboard: {cause}", file=sys.stderr)
+        else:
+            print(f"switchboard: start-up failed: {cause!r}", file=sys.stderr)
+        return 3
     return 0
 
 
@@ -107,7 +115,7 @@ def cmd_prepare_models(args: argparse.Namespace) -> int:
 
 def cmd_eval_routing(args: argparse.Namespace) -> int:
     from router.classify.evaluate import run_eval_routing
-    from router.routing import build_classifier
+    from router.pipeline.choose import build_classifier
 
     config = _load(args.config, check_engine_args=False)
     report = run_eval_routing(Path(args.file), build_classifier(config), sys.stdout)
@@ -117,8 +125,8 @@ def cmd_eval_routing(args: argparse.Namespace) -> int:
 def cmd_ab_report(args: argparse.Namespace) -> int:
     import orjson
 
-    from router.ab_report import build_reports, format_reports, plot, reports_as_json
-    from router.recorder import read_records
+    from router.tools.ab_report import build_reports, format_reports, plot, reports_as_json
+    from router.tools.records import read_records
 
     path = args.records
     if path is None:
@@ -132,7 +140,9 @@ def cmd_ab_report(args: argparse.Namespace) -> int:
         return 1
     loaded = read_records(path)
     traffic = tuple(t.strip() for t in args.traffic.split(",") if t.strip())
-    reports = build_reports(loaded.lines, traffic, args.route, args.baseline, args.alpha)
+    reports = build_reports(loaded.lines, traffic, args.route, args.baseline, args.alpha,
+                            include_aborted=args.include_aborted,
+                            include_forced=args.include_forced)
     if args.json:
         print(orjson.dumps(reports_as_json(reports), option=orjson.OPT_INDENT_2).decode())
     else:
@@ -180,6 +190,10 @@ def build_parser() -> argparse.ArgumentParser:
     ab.add_argument("--traffic", default="live,shadow",
                     help="comma-separated: live, shadow, compare (default: live,shadow)")
     ab.add_argument("--alpha", type=float, default=0.05)
+    ab.add_argument("--include-aborted", action="store_true",
+                    help="count requests the client or the gateway cut short")
+    ab.add_argument("--include-forced", action="store_true",
+                    help="count requests that forced their variant (x-switchboard-variant)")
     ab.add_argument("--plot", metavar="FILE.png", help="draw the latency distributions")
     ab.add_argument("--json", action="store_true", help="print the report as JSON")
     ab.set_defaults(func=cmd_ab_report)

@@ -11,19 +11,18 @@
     │   └── OverloadedError      429  admission queue full (Retry-After)
     └── ServerError (5xx)             the gateway or an engine can't serve right now
         ├── InternalError        500
-        ├── EngineUnavailableError 503 engine dead, starting or draining; gateway draining
+        ├── EngineUnavailableError 503 engine dead, starting or draining; gateway draining;
+        │                             a request the gateway cut short (reload drain timeout)
         └── GatewayTimeoutError  504  per-route first-token or total timeout
 
-After an SSE stream has started, an error becomes a final ``data: {"error": ...}`` event
-followed by ``data: [DONE]`` (see router.sse).
+The HTTP layer renders them (router.http.responses); after an SSE stream has started, an
+error becomes a final ``data: {"error": ...}`` event followed by ``data: [DONE]``
+(router.http.sse).
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-import orjson
-from starlette.responses import Response
 
 
 class GatewayError(Exception):
@@ -128,17 +127,3 @@ class GatewayTimeoutError(ServerError):
     status_code = 504
     error_type = "timeout"
     code = "timeout"
-
-
-def error_response(error: GatewayError) -> Response:
-    return Response(
-        orjson.dumps(error.body()),
-        status_code=error.status_code,
-        media_type="application/json",
-        headers=error.headers,
-    )
-
-
-def error_event(error: GatewayError) -> bytes:
-    """The SSE form of an error, for streams that already sent their headers."""
-    return b"data: " + orjson.dumps(error.body()) + b"\n\ndata: [DONE]\n\n"

@@ -1,8 +1,10 @@
 """Hot reload of routes.yaml: swap models, routes and weights with no restart, no failed request.
 
-    parse + validate the new file in full ──invalid──▶ nothing changes, error reported
+    parse + validate the new file in full, read its API keys ──invalid──▶ nothing changes
       │
-    diff engines: unchanged (untouched) · added · changed · removed
+    diff engines: unchanged (untouched) · added · changed · removed; "changed" means a new
+    model, engine_args or backend — gateway-side fields (admission bounds, restart policy,
+    default sampling) apply to the running engine at the switch
       │
     memory plan: can old and new run side by side?
       ├─ yes ("coexist"): start added+changed engines detached, warm each up
@@ -11,12 +13,13 @@
                           (its routes answer 503 meanwhile; on failure the old one is
                           started again)
       │
-    atomic switch: engines, admissions, routing table, limits swapped in one step (no await):
-      requests that started before keep their engine handle; every later one sees the new table
+    atomic switch: a new snapshot (config, routing table, limits, keys, engine handles with
+      their admissions) assigned in one step, no await around it: requests that started
+      before keep their engine handle and ticket; every later one sees the new snapshot
       │
     retire replaced/removed engines: drain (bounded), abort the rest, close (processes gone)
 
-Route-only changes (weights, sampling, prompts, rules) skip every engine step.
+Route-only changes (weights, sampling, prompts, rules, keys) skip every engine step.
 """
 
 from __future__ import annotations
@@ -31,12 +34,16 @@ from typing import Any
 import structlog
 from prometheus_client import Counter, Gauge
 
+from engines.config import EngineConfig
 from engines.memory import plan_memory
 from engines.protocol import GenerationRequest
 from engines.registry import EngineHandle, EngineState
-from router.config import ConfigError, EngineConfig, GatewayConfig
-from router.routing import RoutingTable, build_classifier
-from router.state import GatewayState, admission_for, limits_for
+from router.classify import Classifier
+from router.config import AuthConfig, ConfigError, GatewayConfig
+from router.gateway import Gateway
+from router.keys import KeyStore
+from router.pipeline.choose import build_classifier
+from router.snapshot import Snapshot
 
 log = structlog.get_logger("switchboard.reload")
 
@@ -67,11 +74,14 @@ class EngineDiff:
 
 
 def diff_engines(old: Mapping[str, EngineConfig], new: Mapping[str, EngineConfig]) -> EngineDiff:
+    def changed(name: str) -> bool:
+        return old[name].needs_restart_for(new[name])
+
     return EngineDiff(
         added=tuple(n for n in new if n not in old),
-        changed=tuple(n for n in new if n in old and new[n] != old[n]),
+        changed=tuple(n for n in new if n in old and changed(n)),
         removed=tuple(n for n in old if n not in new),
-        unchanged=tuple(n for n in new if n in old and new[n] == old[n]),
+        unchanged=tuple(n for n in new if n in old and not changed(n)),
     )
 
 
@@ -101,8 +111,8 @@ ConfigLoader = Callable[[str], GatewayConfig]
 
 
 class Reloader:
-    def __init__(self, state: GatewayState, load: ConfigLoader, drain_timeout_s: float) -> None:
-        self.state = state
+    def __init__(self, gateway: Gateway, load: ConfigLoader, drain_timeout_s: float) -> None:
+        self.gateway = gateway
         self.load = load
         self.drain_timeout_s = drain_timeout_s
         self.loaded_at = time.time()
@@ -110,7 +120,7 @@ class Reloader:
         self.successes = 0
         self.failures = 0
         self._lock = asyncio.Lock()
-        registry = state.metrics.registry
+        registry = gateway.metrics.registry
         self._reloads = Counter("switchboard_config_reloads", "Config reloads by outcome",
                                 ["outcome", "error_kind"], registry=registry)
         self._loaded = Gauge("switchboard_config_loaded_timestamp_seconds",
@@ -130,7 +140,8 @@ class Reloader:
             result = ReloadResult(ok=False, trigger=trigger, started_at=time.time())
             started = time.monotonic()
             try:
-                await self._apply(path or self.state.config.source_path, strategy, result)
+                await self._apply(path or self.gateway.snapshot.config.source_path, strategy,
+                                  result)
                 result.ok = True
                 self.successes += 1
                 self.loaded_at = time.time()
@@ -149,29 +160,31 @@ class Reloader:
             return result
 
     async def _apply(self, path: str, strategy: str, result: ReloadResult) -> None:
-        state = self.state
+        gateway = self.gateway
         try:
             new = self.load(path)
+            # Always re-read: a keys file may change while routes.yaml does not.
+            keys = await asyncio.to_thread(_read_keys, new.auth)
         except (ConfigError, OSError) as exc:
             raise ReloadError(f"{path}: {exc}", "invalid_config") from exc
         result.config_hash = new.digest
-        old = state.config
+        old = gateway.snapshot.config
         diff = diff_engines(old.engines, new.engines)
         result.changes = {"engines": diff.as_dict(), "routes_changed": old.routes != new.routes
                           or old.default_route != new.default_route}
         classifier = await self._classifier_for(new)
         if not diff.touches_engines:
             result.strategy = "routes_only"
-            self._switch(new, classifier, [], diff.removed)
+            self._switch(new, classifier, keys, [], diff.removed)
             return
         result.strategy = chosen = self._choose_strategy(old, new, diff, strategy)
         if chosen == "coexist":
             fresh = await self._start_warm(new, [*diff.added, *diff.changed])
-            replaced = self._switch(new, classifier, fresh, diff.removed)
-            await asyncio.gather(*(state.registry.retire(h, self.drain_timeout_s)
+            replaced = self._switch(new, classifier, keys, fresh, diff.removed)
+            await asyncio.gather(*(gateway.registry.retire(h, self.drain_timeout_s)
                                    for h in replaced))
         else:
-            await self._swap_in_place(old, new, diff, classifier)
+            await self._swap_in_place(old, new, diff, classifier, keys)
 
     def _choose_strategy(self, old: GatewayConfig, new: GatewayConfig, diff: EngineDiff,
                          wanted: str) -> str:
@@ -198,8 +211,8 @@ class Reloader:
             return "in_place"
         return "coexist"
 
-    async def _classifier_for(self, new: GatewayConfig) -> Any:
-        current = self.state.table
+    async def _classifier_for(self, new: GatewayConfig) -> Classifier:
+        current = self.gateway.snapshot.table
         same = (new.default_route == current.config.default_route and
                 {n: r.recognize for n, r in new.routes.items()}
                 == {n: r.recognize for n, r in current.config.routes.items()})
@@ -209,7 +222,7 @@ class Reloader:
         return await asyncio.to_thread(build_classifier, new)
 
     async def _start_warm(self, new: GatewayConfig, names: Iterable[str]) -> list[EngineHandle]:
-        fresh = await self.state.registry.start_detached(new.engines[n] for n in names)
+        fresh = await self.gateway.registry.start_detached(new.engines[n] for n in names)
         try:
             for handle in fresh:
                 if handle.state is not EngineState.READY:
@@ -217,35 +230,35 @@ class Reloader:
                                       "engine_failed")
                 await _warm_up(handle)
         except BaseException:
-            await self.state.registry.close_handles(fresh)
+            await self.gateway.registry.close_handles(fresh)
             raise
         return fresh
 
-    def _switch(self, new: GatewayConfig, classifier: Any, fresh: list[EngineHandle],
-                removed: Iterable[str]) -> list[EngineHandle]:
-        """The atomic step: no await in here, so no request sees half of it."""
-        state = self.state
+    def _switch(self, new: GatewayConfig, classifier: Classifier, keys: KeyStore | None,
+                fresh: list[EngineHandle], removed: Iterable[str]) -> list[EngineHandle]:
+        """The atomic step: no await in here, so no request sees half of it. Returns the
+        handles it replaced, for the caller to retire."""
+        registry = self.gateway.registry
         replaced: list[EngineHandle] = []
         for handle in fresh:
-            previous = state.registry.install(handle)
+            previous = registry.install(handle)
             if previous is not None:
                 replaced.append(previous)
-            state.admissions[handle.name] = admission_for(handle.config,
-                                                          handle.engine.max_num_seqs)
         for name in removed:
-            gone = state.registry.detach(name)
-            state.admissions.pop(name, None)
+            gone = registry.detach(name)
             if gone is not None:
                 replaced.append(gone)
-        state.config = new
-        state.table = RoutingTable(new, classifier)
-        state.limits = limits_for(new)
+        started = {id(h) for h in fresh}
+        for name, handle in registry.handles.items():
+            if id(handle) not in started and handle.config != new.engines[name]:
+                handle.reconfigure(new.engines[name])  # gateway-side fields only
+        self.gateway.snapshot = Snapshot.build(new, classifier, keys, registry.handles)
         return replaced
 
     async def _swap_in_place(self, old: GatewayConfig, new: GatewayConfig, diff: EngineDiff,
-                             classifier: Any) -> None:
+                             classifier: Classifier, keys: KeyStore | None) -> None:
         """Not enough memory for both: stop each old engine before its successor starts."""
-        registry = self.state.registry
+        registry = self.gateway.registry
         leaving = [registry.get(n) for n in (*diff.changed, *diff.removed)]
         log.warning("reload_in_place", engines=[h.name for h in leaving],
                     note="routes on these engines answer 503 until the new engines are ready")
@@ -258,10 +271,15 @@ class Reloader:
                 old.engines[n] for n in (*diff.changed, *diff.removed))
             for handle in restored:
                 registry.install(handle)
-                self.state.admissions[handle.name] = admission_for(
-                    handle.config, handle.engine.max_num_seqs)
+            snapshot = self.gateway.snapshot
+            self.gateway.snapshot = Snapshot.build(snapshot.config, snapshot.table.classifier,
+                                                   snapshot.keys, registry.handles)
             raise
-        self._switch(new, classifier, fresh, diff.removed)
+        self._switch(new, classifier, keys, fresh, diff.removed)
+
+
+def _read_keys(auth: AuthConfig) -> KeyStore | None:
+    return KeyStore.from_config(auth) if auth.enabled else None
 
 
 async def _warm_up(handle: EngineHandle) -> None:
@@ -282,7 +300,7 @@ def _log_fields(result: ReloadResult) -> dict[str, Any]:
     return {k: v for k, v in result.as_dict().items() if v not in (None, {}, [])}
 
 
-def install_sighup(state: GatewayState, reloader: Reloader) -> None:
+def install_sighup(gateway: Gateway, reloader: Reloader) -> None:
     """SIGHUP reloads, as daemons do. Only possible in the main thread (not under tests)."""
     import signal
 
@@ -291,7 +309,8 @@ def install_sighup(state: GatewayState, reloader: Reloader) -> None:
 
     loop = asyncio.get_running_loop()
     try:
-        loop.add_signal_handler(signal.SIGHUP, lambda: state.spawn(reload(), name="reload-sighup"))
+        loop.add_signal_handler(signal.SIGHUP,
+                                lambda: gateway.spawn(reload(), name="reload-sighup"))
     except (RuntimeError, ValueError, NotImplementedError):
         log.debug("sighup_unavailable")
 

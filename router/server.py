@@ -15,7 +15,7 @@ from types import FrameType
 import structlog
 import uvicorn
 
-from router.state import GatewayState
+from router.gateway import Gateway
 
 log = structlog.get_logger("switchboard.server")
 
@@ -24,12 +24,12 @@ class GatewayServer(uvicorn.Server):
     def __init__(self, config: uvicorn.Config, shutdown_timeout_s: float) -> None:
         super().__init__(config)
         self.shutdown_timeout_s = shutdown_timeout_s
-        self.gateway: GatewayState | None = None
+        self.gateway: Gateway | None = None
         self._drain_task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def attach(self, state: GatewayState) -> None:
-        self.gateway = state
+    def attach(self, gateway: Gateway) -> None:
+        self.gateway = gateway
         self._loop = asyncio.get_running_loop()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
@@ -41,7 +41,7 @@ class GatewayServer(uvicorn.Server):
             self.should_exit = True
             return
         log.info("drain_started", signal=signal.Signals(sig).name,
-                 in_flight=self.gateway.active, timeout_s=self.shutdown_timeout_s)
+                 in_flight=self.gateway.in_flight.count, timeout_s=self.shutdown_timeout_s)
         self.gateway.draining = True
         self._drain_task = self._loop.create_task(self._drain())
 
@@ -50,8 +50,8 @@ class GatewayServer(uvicorn.Server):
         # Shadow copies are nobody's answer: stop them instead of waiting for them.
         await self.gateway.cancel_background()
         try:
-            await asyncio.wait_for(self.gateway.idle.wait(), self.shutdown_timeout_s)
+            await asyncio.wait_for(self.gateway.in_flight.idle.wait(), self.shutdown_timeout_s)
             log.info("drain_complete")
         except TimeoutError:
-            log.warning("drain_timeout", still_running=self.gateway.active)
+            log.warning("drain_timeout", still_running=self.gateway.in_flight.count)
         self.should_exit = True

@@ -8,11 +8,12 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
+from engines.config import EngineConfig
 from engines.fake import FakeEngine, FakeEngineBehaviour
 from engines.protocol import Engine
-from router.app import build_app
-from router.config import EngineConfig, GatewayConfig, load_config, parse_config
-from router.state import GatewayState
+from router.config import GatewayConfig, load_config, parse_config
+from router.gateway import Gateway
+from router.http.app import build_app
 
 FAKE_CONFIG = """
 default_route: qa
@@ -43,7 +44,7 @@ class FakeGateway:
         self.config = config
         self.engines: dict[str, FakeEngine] = {}
         self.built: list[FakeEngine] = []  # every engine ever made, replaced ones too
-        self.state: GatewayState | None = None
+        self.state: Gateway | None = None
 
     def factory(self, engine_config: EngineConfig) -> Engine:
         # A model named "fail-start" fails to start, as a model that cannot load would.
@@ -59,7 +60,7 @@ class FakeGateway:
         self.built.append(engine)
         return engine
 
-    def on_state(self, state: GatewayState) -> None:
+    def on_state(self, state: Gateway) -> None:
         self.state = state
 
 

@@ -9,14 +9,14 @@ from typing import Any
 import orjson
 import pytest
 
-from router.ab_report import (
+from router.cli import main
+from router.tools.ab_report import (
     build_reports,
     error_rate_test,
     format_reports,
     mann_whitney,
     quantile,
 )
-from router.cli import main
 
 
 def line(variant: str, ttft: float | None = 0.1, error: str | None = None,

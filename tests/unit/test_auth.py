@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from router.auth import KeyStore
 from router.config import AuthConfig, ConfigError
+from router.keys import KeyStore
 from tests.unit.fakes import FakeGateway, fake_client
 
 CONFIG = """
@@ -85,3 +85,22 @@ def test_unknown_tier_and_empty_key_set_are_config_errors() -> None:
         KeyStore.from_config(AuthConfig(keys_env="K"), environ={"K": "sk-1:gold"})
     with pytest.raises(ConfigError, match="no API key was found"):
         KeyStore.from_config(AuthConfig(keys_env="K"), environ={})
+
+
+def test_refused_requests_write_no_record_and_count_no_generation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TEST_SWITCHBOARD_KEYS", "sk-std:standard,sk-ops:admin")
+    record = tmp_path / "records.jsonl"
+    config = CONFIG.replace("auth:", f"server: {{record_file: {record}}}\nauth:")
+    with fake_client(config) as (client, _):
+        for _ in range(40):
+            assert client.post("/v1/chat/completions", json=CHAT).status_code == 401
+            assert client.post("/v1/completions", json={"prompt": "x"},
+                               headers=bearer("sk-nope")).status_code == 401
+        metrics = client.get("/metrics", headers=bearer("sk-ops")).text
+        assert client.post("/v1/chat/completions", json=CHAT,
+                           headers=bearer("sk-std")).status_code == 200
+    lines = record.read_text().splitlines() if record.exists() else []
+    assert len(lines) == 1  # only the authenticated request
+    assert "switchboard_requests_total{" not in metrics

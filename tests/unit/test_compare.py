@@ -25,7 +25,7 @@ def events(text: str) -> list[Any]:
 
 def outstanding(gateway: FakeGateway) -> dict[str, int]:
     assert gateway.state is not None
-    return {name: a.outstanding for name, a in gateway.state.admissions.items()}
+    return {name: h.admission.outstanding for name, h in gateway.state.snapshot.engines.items()}
 
 
 def test_compare_answers_every_variant_with_tokens_and_timings() -> None:
@@ -101,7 +101,7 @@ def test_compare_a_subset_and_reject_bad_variant_lists() -> None:
 def test_one_variant_rejected_the_other_answers_and_no_slot_leaks() -> None:
     with fake_client(AB_CONFIG) as (client, gateway):
         assert gateway.state is not None
-        busy = gateway.state.admission("qa")
+        busy = gateway.state.snapshot.engines["qa"].admission
         busy.outstanding = busy.capacity
         resp = client.post("/v1/compare", json=BODY)
         assert resp.status_code == 200

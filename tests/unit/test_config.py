@@ -81,7 +81,7 @@ def test_several_routes_may_share_an_engine() -> None:
         ),
         (
             "engines: {qa: {model: m}}\nroutes: {qa: {engine: qa, sampling: {max_tokens: many}}}\n",
-            "routes.qa.sampling.max_tokens: must be int, got str",
+            "routes.qa.sampling.max_tokens: must be an integer",
         ),
         (
             "engines: {qa: {model: m}}\nroutes: {qa: {engine: qa, timeout_s: -1}}\n",

@@ -318,7 +318,7 @@ routes:
 """
     with fake_client(config) as (client, fakes):
         assert fakes.state is not None
-        admission = fakes.state.admission("qa")
+        admission = fakes.state.snapshot.engines["qa"].admission
         admission.outstanding = admission.capacity  # as if requests were in flight
         response = client.post("/v1/chat/completions", json=chat())
         assert response.status_code == 429

@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import status_code_conformance
 
-from router.app import build_app
 from router.config import parse_config
+from router.http.app import build_app
 from tests.unit.fakes import FAKE_CONFIG, FakeGateway
 
 gateway = FakeGateway(parse_config(FAKE_CONFIG))

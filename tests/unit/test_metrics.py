@@ -6,8 +6,8 @@ import pytest
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
-from router.metrics import GatewayMetrics, error_kind, tpot_s
-from router.record import RequestRecord
+from router.telemetry.metrics import GatewayMetrics, error_kind, tpot_s
+from router.telemetry.record import RequestRecord
 from tests.unit.fakes import fake_client
 from tests.unit.test_variants import AB_CONFIG
 
@@ -73,7 +73,7 @@ def test_errors_are_counted_by_kind() -> None:
         assert bad.status_code == 400
         missing = client.post("/v1/chat/completions", json={"model": "nope", "messages": msgs})
         assert missing.status_code == 404
-        admission = gateway.state.admission("qa")
+        admission = gateway.state.snapshot.engines["qa"].admission
         admission.outstanding = admission.capacity
         busy = client.post("/v1/chat/completions", json={"model": "translation",
                                                          "messages": msgs},
@@ -102,7 +102,7 @@ def test_errors_are_counted_by_kind() -> None:
 def test_engine_gauges() -> None:
     with fake_client(AB_CONFIG) as (client, gateway):
         assert gateway.state is not None
-        admission = gateway.state.admission("qa")
+        admission = gateway.state.snapshot.engines["qa"].admission
         admission.outstanding = admission.max_in_flight + 2
         text = client.get("/metrics").text
         admission.outstanding = 0

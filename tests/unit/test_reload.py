@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -200,3 +201,68 @@ def test_unknown_strategy_is_400(gw: tuple[TestClient, FakeGateway, Path]) -> No
     client, _, _ = gw
     response = client.post("/admin/reload", params={"strategy": "yolo"})
     assert response.status_code == 400 and response.json()["error"]["param"] == "strategy"
+
+
+def _keys_file(path: Path, **tiers: str) -> Path:
+    """A keys file: one key "sk-NAME" per name, with the given tier."""
+    lines = [f"  - {{name: {name}, tier: {tier}, "
+             f"sha256: {hashlib.sha256(f'sk-{name}'.encode()).hexdigest()}}}"
+             for name, tier in tiers.items()]
+    path.write_text("keys:\n" + "\n".join(lines) + "\n")
+    return path
+
+
+def test_reload_applies_new_auth_and_revoked_keys(tmp_path: Path) -> None:
+    path = tmp_path / "routes.yaml"
+    with fake_client(BASE, path=path) as (client, _):
+        assert client.post("/v1/chat/completions", json=CHAT).status_code == 200
+        keys = _keys_file(tmp_path / "keys.yaml", ops="admin", bob="standard")
+        path.write_text(f"auth: {{keys_file: {keys}}}\n" + BASE)
+        assert client.post("/admin/reload").status_code == 200
+        # auth added by reload: every endpoint now wants a key
+        assert client.post("/v1/chat/completions", json=CHAT).status_code == 401
+        bob, ops = {"Authorization": "Bearer sk-bob"}, {"Authorization": "Bearer sk-ops"}
+        assert client.post("/v1/chat/completions", json=CHAT, headers=bob).status_code == 200
+        assert client.get("/admin/status", headers=ops).json()["config"]["hash"]
+        _keys_file(keys, ops="admin")  # bob's key is revoked; routes.yaml is unchanged
+        assert client.post("/admin/reload", headers=ops).status_code == 200
+        assert client.post("/v1/chat/completions", json=CHAT, headers=bob).status_code == 401
+        assert client.post("/v1/chat/completions", json=CHAT, headers=ops).status_code == 200
+
+
+def test_reload_refuses_an_auth_section_it_cannot_apply(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TEST_RELOAD_UNSET_KEYS", raising=False)
+    path = tmp_path / "routes.yaml"
+    with fake_client(BASE, path=path) as (client, _):
+        path.write_text("auth: {keys_env: TEST_RELOAD_UNSET_KEYS}\n" + BASE)
+        response = client.post("/admin/reload")
+        assert response.status_code == 422
+        assert response.json()["error_kind"] == "invalid_config"
+        assert "no API key" in response.json()["error"]
+        assert client.post("/v1/chat/completions", json=CHAT).status_code == 200
+
+
+def test_gateway_only_engine_fields_do_not_restart_engines(
+    gw: tuple[TestClient, FakeGateway, Path],
+) -> None:
+    client, fakes, path = gw
+    built = list(fakes.built)
+    path.write_text(BASE.replace(
+        "qa: {model: fake-qa, backend: fake}",
+        "qa: {model: fake-qa, backend: fake, max_queue: 3, max_in_flight: 2,"
+        " restart_on_failure: true, sampling: {max_tokens: 3}}"))
+    status, body = reload(client)
+    assert status == 200 and body["ok"] is True
+    assert body["changes"]["engines"]["changed"] == []
+    assert fakes.built == built and not any(e.closed for e in built)
+    response = client.post("/v1/chat/completions", json={**CHAT, "model": "qa"})
+    assert response.json()["usage"]["completion_tokens"] == 3  # the new engine sampling
+    engine = client.get("/admin/status").json()["engines"]["qa"]
+    assert (engine["max_in_flight"], engine["max_queue"]) == (2, 3)
+    path.write_text(BASE.replace("qa: {model: fake-qa, backend: fake}",
+                                 "qa: {model: fake-qa, backend: fake, "
+                                 "engine_args: {max_model_len: 99}}"))
+    status, body = reload(client)
+    assert body["changes"]["engines"]["changed"] == ["qa"]  # engine_args do restart it

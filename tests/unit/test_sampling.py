@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from router.errors import InvalidRequestError
-from router.sampling import merge_sampling, parse_request_sampling
+from router.pipeline.sampling import merge_sampling, parse_request_sampling
 
 
 def parse(body: dict[str, Any]) -> dict[str, Any]:

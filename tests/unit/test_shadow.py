@@ -11,9 +11,9 @@ import orjson
 import pytest
 from starlette.testclient import TestClient
 
-from router.recorder import read_records
-from router.shadow import SHADOW_PRIORITY_OFFSET
-from router.state import GatewayState
+from router.gateway import Gateway
+from router.pipeline.shadow import SHADOW_PRIORITY_OFFSET, mirror, shadow_priority
+from router.tools.records import read_records
 from tests.unit.fakes import FakeGateway, fake_client
 
 CONFIG = """
@@ -38,7 +38,7 @@ def config(tmp_path: Path, fraction: float = 1.0) -> str:
     return CONFIG.format(record=tmp_path / "records.jsonl", fraction=fraction)
 
 
-def state_of(gateway: FakeGateway) -> GatewayState:
+def state_of(gateway: FakeGateway) -> Gateway:
     assert gateway.state is not None
     return gateway.state
 
@@ -76,7 +76,8 @@ def test_shadow_runs_in_background_with_own_id_lower_priority_and_is_recorded(
         live_id = gateway.engines["qa"].requests[-1].request_id
         sent = gateway.engines["cand"].requests[-1]
         assert sent.request_id != live_id
-        assert sent.priority == SHADOW_PRIORITY_OFFSET
+        # behind every live tier (vip -10, standard 0): standard's shadow is 0 + 10 + offset
+        assert sent.priority == shadow_priority(0, [-10, 0]) == 10 + SHADOW_PRIORITY_OFFSET
         assert sent.prompt.text == "Q: hello there"
         assert sent.sampling["max_tokens"] == 8
         metrics = client.get("/metrics").text
@@ -132,13 +133,13 @@ def test_failing_shadow_leaves_the_live_request_alone(tmp_path: Path) -> None:
 
 def test_shadow_is_skipped_without_spare_capacity(tmp_path: Path) -> None:
     with fake_client(config(tmp_path)) as (client, gateway):
-        admission = state_of(gateway).admission("cand")
-        admission.acquire()
-        admission.acquire()  # cand's max_in_flight is 2: no running slot left
+        admission = state_of(gateway).snapshot.engines["cand"].admission
+        # cand's max_in_flight is 2: no running slot left
+        held = [admission.acquire(), admission.acquire()]
         resp = client.post("/v1/chat/completions", json=BODY)
         assert resp.status_code == 200
         assert gateway.engines["cand"].requests == []
-        admission.release()
+        held[0].release()
         client.post("/v1/chat/completions", json=BODY)
         wait_for_shadows(gateway)
         assert len(gateway.engines["cand"].requests) == 1
@@ -170,21 +171,24 @@ def test_shutdown_cancels_and_aborts_running_shadows(tmp_path: Path) -> None:
     cand = gateway.engines["cand"]
     assert shadow_id in cand.aborted and not cand.running
     assert not state_of(gateway).background
-    assert state_of(gateway).admission("cand").outstanding == 0
+    assert state_of(gateway).snapshot.engines["cand"].admission.outstanding == 0
     assert [line["traffic"] for line in records(tmp_path)] == ["live"]
 
 
 def test_no_shadow_while_draining(tmp_path: Path) -> None:
     with fake_client(config(tmp_path)) as (client, gateway):
         state = state_of(gateway)
-        from router.shadow import mirror
 
-        class Live:  # the fields mirror() reads
-            route = state.config.routes["qa"]
+        class Plan:  # the fields mirror() reads before it gives up
+            route = state.snapshot.config.routes["qa"]
+
+        class Live:
+            plan = Plan()
 
         state.draining = True
-        record: Any = type("R", (), {"method": "POST", "path": "/x", "request_id": "r"})()
-        assert mirror(state, None, Live(), record) is None  # type: ignore[arg-type]
+        live: Any = Live()
+        mirror(state, live, lambda: 0.0)
+        assert not state.background
         assert "reason=\"draining\"" in client.get("/metrics").text
 
 

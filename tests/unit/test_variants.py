@@ -8,10 +8,9 @@ from collections import Counter
 import pytest
 
 from router.config import RouteConfig, VariantConfig, parse_config
-from router.dispatch import sticky_key
 from router.errors import InvalidRequestError
-from router.schemas import CompletionRequest
-from router.variants import pick_variant, unit_interval
+from router.http.body import sticky_key
+from router.pipeline.variants import pick_variant, unit_interval
 from tests.unit.fakes import fake_client
 
 AB_CONFIG = """
@@ -151,8 +150,7 @@ def test_route_without_variants_picks_none() -> None:
 def test_sticky_key_precedence(
     user: str | None, headers: dict[str, str], expected: str | None
 ) -> None:
-    request = CompletionRequest(kind="chat", model="auto", user=user)
-    assert sticky_key(request, headers) == expected
+    assert sticky_key(user, headers) == expected
 
 
 def _translate(client: object, **extra: object) -> object:

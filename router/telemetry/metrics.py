@@ -19,21 +19,12 @@ import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
-from starlette.requests import Request
-from starlette.responses import Response
 
-from router.record import RequestRecord
+from router.telemetry.record import RequestRecord
 
 log = structlog.get_logger("switchboard.metrics")
 
-CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-
-# Paths whose records are generations of their own; /v1/compare records one per variant.
-GENERATION_PATHS = frozenset({"/v1/chat/completions", "/v1/completions"})
-HTTP_PATHS = frozenset({
-    "/v1/chat/completions", "/v1/completions", "/v1/compare", "/v1/classify", "/v1/models",
-    "/health", "/ready", "/admin/status", "/metrics", "/openapi.json",
-})  # fmt: skip
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"  # Prometheus text format
 
 _LABELS = ("route", "variant", "engine", "traffic")
 # Seconds; CPU engines answer in seconds, GPU engines in tens of milliseconds.
@@ -45,16 +36,22 @@ ENGINE_STATES = ("starting", "ready", "failed", "draining", "stopped")
 def error_kind(record: RequestRecord) -> str | None:
     """A small, fixed set of error kinds (label values must not carry free text)."""
     status = record.status
-    if status == 499:
+    if status == 499 or record.client_closed:
         return "client_closed"
     if status is not None and status >= 400:
-        return {
-            400: "invalid_request", 401: "auth", 403: "auth", 404: "not_found",
-            413: "too_large", 429: "overloaded", 503: "engine_unavailable", 504: "timeout",
-        }.get(status, "internal" if status >= 500 else "client_error")  # fmt: skip
-    if record.error:  # the stream had started (200) and then failed
+        return _kind_of(status)
+    if record.error_status is not None:  # the stream had started (200) and then failed
+        return _kind_of(record.error_status)
+    if record.error:
         return "timeout" if "timeout" in record.error else "stream_error"
     return None
+
+
+def _kind_of(status: int) -> str:
+    return {
+        400: "invalid_request", 401: "auth", 403: "auth", 404: "not_found",
+        413: "too_large", 429: "overloaded", 503: "engine_unavailable", 504: "timeout",
+    }.get(status, "internal" if status >= 500 else "client_error")  # fmt: skip
 
 
 def tpot_s(record: RequestRecord) -> float | None:
@@ -117,7 +114,9 @@ class _EngineCollector(Collector):
 
 
 class GatewayMetrics:
-    def __init__(self) -> None:
+    def __init__(self, http_paths: Iterable[str] = ()) -> None:
+        # Paths outside the app's route table are counted as "other": bounded label values.
+        self._http_paths = frozenset(http_paths)
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
         self.requests = Counter(
@@ -155,7 +154,7 @@ class GatewayMetrics:
         self.registry.register(self._engines)
 
     def observe_http(self, record: RequestRecord) -> None:
-        path = record.path if record.path in HTTP_PATHS else "other"
+        path = record.path if record.path in self._http_paths else "other"
         self.http.labels(record.method, path, str(record.status or 0)).inc()
 
     def observe(self, record: RequestRecord, traffic: str = "live") -> None:
@@ -189,9 +188,3 @@ class GatewayMetrics:
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
-
-
-async def metrics_endpoint(request: Request) -> Response:
-    """``GET /metrics``: the gateway's own registry in Prometheus text format."""
-    metrics: GatewayMetrics = request.state.gateway.metrics
-    return Response(metrics.render(), media_type=CONTENT_TYPE)

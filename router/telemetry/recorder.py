@@ -6,23 +6,25 @@ token counts and timings — and, for shadow requests only, the generated text (
 a shadow is to read its answers next to the live ones). Prompts are never written.
 
 Lines are written whole with a single ``write`` on a file opened for appending, so several
-gateway processes may share one file; each line is flushed at once so a crash loses nothing
-that completed.
+gateway processes may share one file. Encoding and writing happen on the writer's own
+thread, never on the event loop; each line is written as soon as that thread gets it, and
+``close`` writes everything still queued.
 """
 
 from __future__ import annotations
 
+import queue
+import threading
 import time
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
 import orjson
 import structlog
 
-from router.metrics import error_kind, tpot_s
-from router.record import RequestRecord
+from router.telemetry.metrics import error_kind, tpot_s
+from router.telemetry.record import RequestRecord
 
 log = structlog.get_logger("switchboard.recorder")
 
@@ -52,6 +54,7 @@ def record_line(
         "duration_s": round(record.duration_s, 6),
         "finish_reason": record.finish_reason,
         "aborted": record.aborted,
+        "forced": record.forced,
     }
     if extra:
         line.update(extra)
@@ -59,60 +62,42 @@ def record_line(
 
 
 class RecordWriter:
+    """Appends record lines from a thread of its own; `write` only enqueues."""
+
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[bytes] | None = open(self.path, "ab", buffering=0)  # noqa: SIM115
+        self._file: IO[bytes] = open(self.path, "ab", buffering=0)  # noqa: SIM115
+        self._lines: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        self._closed = False
         self.written = 0
+        self._thread = threading.Thread(target=self._drain, name="record-writer", daemon=True)
+        self._thread.start()
 
     def write(
         self, record: RequestRecord, traffic: str, extra: Mapping[str, Any] | None = None
     ) -> None:
-        """Append one line. Never raises: recording must not fail a request."""
-        if self._file is None:
-            return
-        try:
-            self._file.write(orjson.dumps(record_line(record, traffic, extra)) + b"\n")
-            self.written += 1
-        except Exception as exc:
-            log.warning("record_write_failed", path=str(self.path),
-                        error=f"{type(exc).__name__}: {exc}")
+        """Queue one line. Never raises: recording must not fail a request."""
+        if not self._closed:
+            self._lines.put(record_line(record, traffic, extra))
+
+    def _drain(self) -> None:
+        while (line := self._lines.get()) is not None:
+            try:
+                self._file.write(orjson.dumps(line) + b"\n")
+                self.written += 1
+            except Exception as exc:
+                log.warning("record_write_failed", path=str(self.path),
+                            error=f"{type(exc).__name__}: {exc}")
+        self._file.close()
 
     def close(self) -> None:
-        file, self._file = self._file, None
-        if file is not None:
-            file.close()
+        """Write what is queued, then close (blocks: call it off the event loop)."""
+        if not self._closed:
+            self._closed = True
+            self._lines.put(None)
+            self._thread.join()
 
 
 def open_recorder(path: str | None) -> RecordWriter | None:
     return None if not path else RecordWriter(path)
-
-
-@dataclass(frozen=True, slots=True)
-class LoadResult:
-    lines: list[dict[str, Any]]
-    skipped: int
-
-
-def read_records(path: str | Path) -> LoadResult:
-    """Read a record file; lines that are not JSON objects (a torn last line) are skipped."""
-    lines: list[dict[str, Any]] = []
-    skipped = 0
-    for raw in _raw_lines(Path(path)):
-        try:
-            item = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            skipped += 1
-            continue
-        if isinstance(item, dict):
-            lines.append(item)
-        else:
-            skipped += 1
-    return LoadResult(lines, skipped)
-
-
-def _raw_lines(path: Path) -> Iterator[bytes]:
-    with path.open("rb") as file:
-        for raw in file:
-            if raw.strip():
-                yield raw

@@ -1,58 +1,65 @@
-"""Parse and validate OpenAI request bodies into typed requests, before any engine work.
+"""Read and parse request bodies — once per request — into the pipeline's typed requests.
 
-Known fields are type- and range-checked (400 with ``param`` naming the field); unknown
+The body is read with its size bounded while it streams in, decoded once (orjson), and
+validated before any engine work: known fields are type- and range-checked (400 with
+``param`` naming the field; sampling fields from the one table in engines.config); unknown
 fields are ignored, as vLLM's own server does, so SDKs that send newer fields keep working.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+from starlette.requests import Request
 
 from router.errors import InvalidRequestError, PayloadTooLargeError
-from router.sampling import parse_request_sampling
+from router.keys import ANONYMOUS, Principal
+from router.pipeline.request import Caller, ChatMessage, CompletionRequest, RequestLimits
+from router.pipeline.sampling import parse_request_sampling
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 MAX_NESTING = 32
 
 
-@dataclass(frozen=True, slots=True)
-class RequestLimits:
-    max_body_bytes: int = 1_000_000
-    max_messages: int = 256
-    max_message_chars: int = 200_000
-    max_n: int = 8
+async def read_json_body(request: Request, limits: RequestLimits) -> dict[str, Any]:
+    """Read the body, refusing it as soon as it passes the limit (not after buffering it)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limits.max_body_bytes:
+        raise PayloadTooLargeError(
+            f"request body is {declared} bytes; the limit is {limits.max_body_bytes}"
+        )
+    parts: list[bytes] = []
+    size = 0
+    async for part in request.stream():
+        size += len(part)
+        if size > limits.max_body_bytes:
+            raise PayloadTooLargeError(f"request body exceeds {limits.max_body_bytes} bytes")
+        parts.append(part)
+    return decode_json_body(b"".join(parts), limits)
 
 
-@dataclass(frozen=True, slots=True)
-class ChatMessage:
-    role: str
-    content: str
+def caller_of(request: Request, parsed: CompletionRequest) -> Caller:
+    """The pipeline's view of who asks: priority from the API key, routing hints from
+    headers, the sticky key from the body's user, a user header or the API key."""
+    principal: Principal = getattr(request.state, "principal", ANONYMOUS)
+    headers = request.headers
+    return Caller(priority=principal.priority, vip=principal.vip,
+                  route_header=headers.get("x-route"),
+                  forced_variant=headers.get("x-switchboard-variant") or None,
+                  sticky_key=sticky_key(parsed.user, headers))
 
-    def as_dict(self) -> dict[str, str]:
-        return {"role": self.role, "content": self.content}
 
-
-@dataclass(frozen=True, slots=True)
-class CompletionRequest:
-    """A chat or text completion request, normalised."""
-
-    kind: str  # "chat" or "text"
-    model: str
-    messages: tuple[ChatMessage, ...] = ()
-    prompt: str = ""
-    stream: bool = False
-    include_usage: bool = False
-    sampling: Mapping[str, Any] = field(default_factory=dict)
-    user: str | None = None
-    echo: bool = False
-
-    @property
-    def raw_messages(self) -> list[dict[str, str]]:
-        return [m.as_dict() for m in self.messages]
+def sticky_key(user: str | None, headers: Mapping[str, str]) -> str | None:
+    if user:
+        return f"user:{user}"
+    if headers.get("x-switchboard-user"):
+        return f"user:{headers['x-switchboard-user']}"
+    auth = headers.get("authorization", "")
+    if auth.lower().startswith("bearer ") and len(auth) > 7:
+        return f"key:{auth[7:].strip()}"
+    return None
 
 
 def decode_json_body(body: bytes, limits: RequestLimits) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""OpenAI response bodies: streamed chunks (Server-Sent Events) and whole responses.
+"""OpenAI response bodies: streamed chunks (Server-Sent Events), whole responses, and the
+events of a stream that already started: an error, and /v1/compare's per-variant events.
 
 SSE framing is one line per event (``data: <json>\\n\\n``), so it is written here directly on
 the per-token hot path rather than through a generic SSE library: sse-starlette's
@@ -18,14 +19,28 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from engines.protocol import GenerationChunk
-from router.disconnect import DisconnectWatcher
-from router.errors import GatewayError, error_event
+from router.errors import GatewayError
+from router.http.disconnect import DisconnectWatcher
 
 DONE = b"data: [DONE]\n\n"
 
 
-def encode_event(payload: dict[str, Any]) -> bytes:
+def encode_event(payload: Mapping[str, Any]) -> bytes:
     return b"data: " + orjson.dumps(payload) + b"\n\n"
+
+
+def error_event(error: GatewayError) -> bytes:
+    """The SSE form of an error, for streams that already sent their headers."""
+    return encode_event(error.body()) + DONE
+
+
+def compare_done_event(summary: Mapping[str, Any]) -> bytes:
+    return encode_event({"object": "compare.variant.done", **summary})
+
+
+def compare_error_event(variant: str, engine: str, error: GatewayError) -> bytes:
+    return encode_event({"object": "compare.variant.error", "variant": variant,
+                         "engine": engine, "error": error.body()["error"]})
 
 
 @dataclass
@@ -49,6 +64,8 @@ class ResponseShape:
     model: str
     kind: str  # "chat" or "text"
     created: int = field(default_factory=lambda: int(time.time()))
+    # Fields every chunk carries beyond OpenAI's (a compare lane's variant and route).
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def chunk_object(self) -> str:
@@ -60,6 +77,7 @@ class ResponseShape:
             "object": self.chunk_object,
             "created": self.created,
             "model": self.model,
+            **self.extra,
             "choices": choices,
         }
         if usage is not None:
@@ -73,6 +91,14 @@ class ResponseShape:
                     "finish_reason": finish_reason}
         return {"index": index, "text": text, "logprobs": None, "finish_reason": finish_reason}
 
+    def role_chunk(self, n: int) -> bytes:
+        """A chat stream opens with the assistant role for each choice."""
+        return self.chunk([
+            {"index": i, "delta": {"role": "assistant", "content": ""}, "logprobs": None,
+             "finish_reason": None}
+            for i in range(n)
+        ])
+
 
 async def stream_events(
     shape: ResponseShape,
@@ -82,25 +108,28 @@ async def stream_events(
     include_usage: bool,
     first: GenerationChunk | None = None,
 ) -> AsyncIterator[bytes]:
-    """Turn engine deltas into SSE bytes; an error mid-stream becomes an error event."""
-    if shape.kind == "chat":
-        roles = [
-            {"index": i, "delta": {"role": "assistant", "content": ""}, "logprobs": None,
-             "finish_reason": None}
-            for i in range(n)
-        ]
-        yield shape.chunk(roles)
+    """Turn engine deltas into SSE bytes; an error mid-stream becomes an error event.
+    The chunks are closed when the stream ends, however it ends."""
     try:
-        if first is not None:
-            yield shape.chunk([shape.delta_choice(first.index, first.text, first.finish_reason)])
-        async for item in chunks:
-            yield shape.chunk([shape.delta_choice(item.index, item.text, item.finish_reason)])
-    except GatewayError as exc:
-        yield error_event(exc)
-        return
-    if include_usage:
-        yield shape.chunk([], usage())
-    yield DONE
+        if shape.kind == "chat":
+            yield shape.role_chunk(n)
+        try:
+            if first is not None:
+                yield shape.chunk([shape.delta_choice(first.index, first.text,
+                                                      first.finish_reason)])
+            async for item in chunks:
+                yield shape.chunk([shape.delta_choice(item.index, item.text,
+                                                      item.finish_reason)])
+        except GatewayError as exc:
+            yield error_event(exc)
+            return
+        if include_usage:
+            yield shape.chunk([], usage())
+        yield DONE
+    finally:
+        aclose = getattr(chunks, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 @dataclass

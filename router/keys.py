@@ -1,4 +1,4 @@
-"""API keys: bearer authentication, tiers (VIP priority) and admin rights.
+"""API keys: who a bearer key belongs to, its tier (vLLM priority) and admin rights.
 
 Keys come from an environment variable (``KEY:TIER,...``) or a keys file that stores only
 sha256 digests, so no key sits in plain text in a repository. A presented key is hashed and
@@ -15,15 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from router.config import AuthConfig, ConfigError
-from router.errors import AuthenticationError, GatewayError, PermissionDeniedError, error_response
 
 ADMIN = "admin"
-# Open without a key: liveness/readiness probes and the API description.
-PUBLIC_PATHS = frozenset({"/health", "/ready", "/openapi.json"})
-ADMIN_PREFIXES = ("/admin", "/metrics")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +55,7 @@ class KeyStore:
 
     @classmethod
     def from_config(cls, config: AuthConfig, environ: dict[str, str] | None = None) -> KeyStore:
+        """Read the keys (a file read: call it off the event loop once serving)."""
         env = os.environ if environ is None else environ
         keys: list[_StoredKey] = []
         if config.keys_env is not None:
@@ -121,50 +117,3 @@ def _keys_from_file(config: AuthConfig, path: Path) -> list[_StoredKey]:
                                str(entry.get("tier", "standard")), bool(entry.get("admin")), where)
         keys.append(_StoredKey(digest, principal))
     return keys
-
-
-class AuthMiddleware:
-    """Puts the caller's Principal in the request state; refuses what it may not do."""
-
-    def __init__(self, app: ASGIApp, keys: KeyStore | None) -> None:
-        self.app = app
-        self.keys = keys
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        try:
-            principal = self._check(scope)
-        except GatewayError as exc:
-            record = scope.get("state", {}).get("record")
-            if record is not None:
-                record.error = exc.message
-            await error_response(exc)(scope, receive, send)
-            return
-        scope.setdefault("state", {})["principal"] = principal
-        await self.app(scope, receive, send)
-
-    def _check(self, scope: Scope) -> Principal:
-        path: str = scope["path"]
-        if self.keys is None or path in PUBLIC_PATHS:
-            return ANONYMOUS
-        token = None
-        for name, value in scope["headers"]:
-            if name == b"authorization":
-                scheme, _, rest = value.decode("latin-1").partition(" ")
-                if scheme.lower() == "bearer" and rest.strip():
-                    token = rest.strip()
-                break
-        if token is None:
-            raise AuthenticationError(
-                "Missing API key: send 'Authorization: Bearer <key>'",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-        principal = self.keys.authenticate(token)
-        if principal is None:
-            raise AuthenticationError("Incorrect API key provided",
-                                      headers={"WWW-Authenticate": "Bearer"})
-        if path.startswith(ADMIN_PREFIXES) and not principal.admin:
-            raise PermissionDeniedError(f"{path} needs an admin key")
-        return principal

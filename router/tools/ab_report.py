@@ -136,10 +136,18 @@ def group(
     lines: Iterable[Mapping[str, Any]],
     traffic: Sequence[str] = ("live", "shadow"),
     route: str | None = None,
+    include_aborted: bool = False,
+    include_forced: bool = False,
 ) -> dict[str, dict[str, VariantStats]]:
+    """Lines by route and variant. Left out unless asked for: requests the client or the
+    gateway cut short (``aborted``: they say nothing about the variant) and requests whose
+    caller picked the variant (``forced``: self-selected traffic)."""
     out: dict[str, dict[str, VariantStats]] = {}
     for line in lines:
         if (line.get("traffic") or "live") not in traffic:
+            continue
+        if (line.get("aborted") and not include_aborted) or (
+                line.get("forced") and not include_forced):
             continue
         name = line.get("route")
         if not name or (route is not None and name != route):
@@ -174,9 +182,12 @@ def build_reports(
     route: str | None = None,
     baseline: str | None = None,
     alpha: float = 0.05,
+    include_aborted: bool = False,
+    include_forced: bool = False,
 ) -> list[RouteReport]:
     reports: list[RouteReport] = []
-    for name, variants in group(lines, traffic, route).items():
+    for name, variants in group(lines, traffic, route, include_aborted,
+                                include_forced).items():
         ordered = sorted(variants.values(), key=lambda v: v.variant)
         if baseline is not None and baseline in variants:
             base = variants[baseline]

@@ -2,7 +2,7 @@
 
 uvicorn reports a closed connection as an ``http.disconnect`` message on ``receive``; a small
 watcher task waits for it and cancels the task doing the work, whose cancellation then
-aborts the request in its engine (see router.dispatch.run). It covers streaming and
+aborts the request in its engine (see router.pipeline.generate). It covers streaming and
 non-streaming requests alike, also while no token has been produced yet.
 """
 

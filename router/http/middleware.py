@@ -1,4 +1,5 @@
-"""Pure-ASGI middleware: request ids, response headers, the canonical log line.
+"""Pure-ASGI middleware: request ids, response headers, the canonical log line, and the
+hand-off of a finished live generation to telemetry (its HTTP status is known only here).
 
 Pure ASGI (not BaseHTTPMiddleware) so that streamed bodies pass through untouched and a
 client disconnect reaches the endpoint.
@@ -7,12 +8,12 @@ client disconnect reaches the endpoint.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 
 import structlog
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from router.record import RequestRecord
+from router.gateway import Gateway
+from router.telemetry.record import RequestRecord
 
 log = structlog.get_logger("switchboard.access")
 
@@ -24,9 +25,8 @@ def new_request_id() -> str:
 
 
 class RequestContextMiddleware:
-    def __init__(self, app: ASGIApp, on_complete: Callable[[RequestRecord], None] | None = None):
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.on_complete = on_complete
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -43,7 +43,7 @@ class RequestContextMiddleware:
             path=scope["path"],
             client_request_id=client_id,
         )
-        scope.setdefault("state", {})["record"] = record
+        scope["state"]["record"] = record
         structlog.contextvars.bind_contextvars(request_id=record.request_id)
 
         async def send_with_headers(message: Message) -> None:
@@ -62,5 +62,7 @@ class RequestContextMiddleware:
             structlog.contextvars.unbind_contextvars("request_id")
             if record.path not in ("/health", "/ready", "/metrics"):
                 log.info("request_completed", **record.log_fields())
-            if self.on_complete is not None:
-                self.on_complete(record)
+            gateway: Gateway = scope["state"]["gateway"]
+            gateway.metrics.observe_http(record)
+            if record.traffic == "live":  # refused requests (401, 403) never get here
+                gateway.completed(record, "live")

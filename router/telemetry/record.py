@@ -1,4 +1,9 @@
-"""The per-request record: filled in along the request's path, logged once when it ends."""
+"""The per-request record: filled in along the request's path, logged once when it ends.
+
+Who writes what: the HTTP middleware (id, path, status), the endpoint (``traffic``: only a
+request that passed authentication and reached a generation endpoint is a generation), the
+pipeline (route, engine, tokens, timings, outcome). Telemetry reads it when it completes.
+"""
 
 from __future__ import annotations
 
@@ -28,7 +33,16 @@ class RequestRecord:
     finished_at: float | None = None
     finish_reason: str | None = None
     error: str | None = None
+    # The status an error maps to, also when the stream had already started (status 200).
+    error_status: int | None = None
+    # Stopped by the client or by the gateway (reload, shutdown), not by its engine or its
+    # timeout: the answer says nothing about the variant, so A/B reports leave it out.
     aborted: bool = False
+    client_closed: bool = False
+    # The variant was forced by the caller (x-switchboard-variant): self-selected traffic.
+    forced: bool = False
+    # "live", "shadow" or "compare" for a generation; None for anything else (never recorded).
+    traffic: str | None = None
     extra_headers: dict[str, str] = field(default_factory=dict)
 
     @property

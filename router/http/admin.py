@@ -1,0 +1,45 @@
+"""Operator endpoints (admin keys only): status, hot reload, Prometheus metrics."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from router.errors import InvalidRequestError
+from router.gateway import Gateway
+from router.http.responses import json_response
+from router.reload import STRATEGIES, Reloader
+from router.telemetry.metrics import CONTENT_TYPE
+
+
+async def admin_status(request: Request) -> Response:
+    gateway: Gateway = request.state.gateway
+    config = gateway.snapshot.config
+    reloader: Reloader = request.state.reloader
+    return json_response({
+        "config": {"path": config.source_path, "hash": config.digest, **reloader.status()},
+        "draining": gateway.draining,
+        "active_requests": gateway.in_flight.count,
+        "default_route": config.default_route,
+        "routes": {n: {"engine": r.engine, "variants": [v.name for v in r.variants]}
+                   for n, r in config.routes.items()},
+        "engines": gateway.engine_states(),
+    })
+
+
+async def admin_reload(request: Request) -> Response:
+    """POST /admin/reload[?strategy=auto|coexist|in_place]: re-read routes.yaml and apply it."""
+    reloader: Reloader = request.state.reloader
+    strategy = request.query_params.get("strategy", "auto")
+    if strategy not in STRATEGIES:
+        raise InvalidRequestError(f"strategy must be one of {', '.join(STRATEGIES)}",
+                                  param="strategy")
+    result = await reloader.reload("POST /admin/reload", strategy=strategy)
+    status = 200 if result.ok else (422 if result.error_kind == "invalid_config" else 503)
+    return json_response(result.as_dict(), status)
+
+
+async def metrics(request: Request) -> Response:
+    """``GET /metrics``: the gateway's own registry in Prometheus text format."""
+    gateway: Gateway = request.state.gateway
+    return Response(gateway.metrics.render(), media_type=CONTENT_TYPE)

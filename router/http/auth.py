@@ -1,0 +1,63 @@
+"""Bearer authentication as pure ASGI middleware, against the keys of the current snapshot.
+
+The keys are read per request from the gateway's snapshot, so a reload that changes
+``auth:`` or the keys file applies to the very next request. A refused request never reaches
+an endpoint, so it is neither recorded nor counted as a generation.
+"""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from router.errors import AuthenticationError, GatewayError, PermissionDeniedError
+from router.http.responses import error_response
+from router.keys import ANONYMOUS, KeyStore, Principal
+
+# Open without a key: liveness/readiness probes and the API description.
+PUBLIC_PATHS = frozenset({"/health", "/ready", "/openapi.json"})
+ADMIN_PREFIXES = ("/admin", "/metrics")
+
+
+class AuthMiddleware:
+    """Puts the caller's Principal in the request state; refuses what it may not do."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        try:
+            principal = self._check(scope)
+        except GatewayError as exc:
+            scope["state"]["record"].error = exc.message
+            await error_response(exc)(scope, receive, send)
+            return
+        scope["state"]["principal"] = principal
+        await self.app(scope, receive, send)
+
+    def _check(self, scope: Scope) -> Principal:
+        path: str = scope["path"]
+        keys: KeyStore | None = scope["state"]["gateway"].snapshot.keys
+        if keys is None or path in PUBLIC_PATHS:
+            return ANONYMOUS
+        token = None
+        for name, value in scope["headers"]:
+            if name == b"authorization":
+                scheme, _, rest = value.decode("latin-1").partition(" ")
+                if scheme.lower() == "bearer" and rest.strip():
+                    token = rest.strip()
+                break
+        if token is None:
+            raise AuthenticationError(
+                "Missing API key: send 'Authorization: Bearer <key>'",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        principal = keys.authenticate(token)
+        if principal is None:
+            raise AuthenticationError("Incorrect API key provided",
+                                      headers={"WWW-Authenticate": "Bearer"})
+        if path.startswith(ADMIN_PREFIXES) and not principal.admin:
+            raise PermissionDeniedError(f"{path} needs an admin key")
+        return principal
