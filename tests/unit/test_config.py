@@ -83,6 +83,10 @@ def test_several_routes_may_share_an_engine() -> None:
             "engines: {qa: {model: m}}\nroutes: {qa: {engine: qa, sampling: {max_tokens: many}}}\n",
             "routes.qa.sampling.max_tokens: must be an integer",
         ),
+        (  # ranges come from the same table that validates request bodies
+            "engines: {qa: {model: m, sampling: {temperature: 5}}}\nroutes: {qa: {engine: qa}}\n",
+            "engines.qa.sampling.temperature: must satisfy 0 <= temperature <= 2",
+        ),
         (
             "engines: {qa: {model: m}}\nroutes: {qa: {engine: qa, timeout_s: -1}}\n",
             "routes.qa.timeout_s: must be > 0",
