@@ -17,7 +17,7 @@ import asyncio
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 from engines.errors import (
     AdmissionRefusedError,
@@ -78,8 +78,10 @@ class Generation:
     async def open(self) -> None:
         await anext(self._steps)
 
-    def __aiter__(self) -> Generation:
-        return self
+    def __aiter__(self) -> AsyncIterator[GenerationChunk]:
+        # The lifecycle generator itself, so a loop adds no frame per token. After open()
+        # it only yields chunks.
+        return cast("AsyncIterator[GenerationChunk]", self._steps)
 
     async def __anext__(self) -> GenerationChunk:
         chunk = await anext(self._steps)
