@@ -108,3 +108,28 @@ def test_compare_takes_one_unit_per_lane_and_choice() -> None:
 
     during, after, status = asyncio.run(scenario())
     assert (during, after, status) == (6, 0, 200)
+
+
+def test_a_client_leaving_during_the_engine_abort_still_releases_everything() -> None:
+    """Deterministic worst moment: the first-token timeout fires at 50 ms, each engine abort
+    takes 200 ms, and the client leaves at 350 ms — inside the gateway's shielded abort."""
+    gateway = FakeGateway(parse_config(TIMEOUT_CONFIG.replace("0.1}", "0.05}")))
+    app = build_app(gateway.config, gateway.factory, on_state=gateway.on_state)
+
+    async def scenario() -> tuple[dict[str, Any], list[str], str]:
+        async with running(app) as state:
+            engine = gateway.engines["qa"]
+            engine.behaviour.first_token_delay_s = 5.0
+            engine.behaviour.abort_delay_s = 0.2
+            answer = await call(app, state, "POST", "/v1/chat/completions", chat(),
+                                disconnect_after_s=0.35)
+            assert answer.status in (None, 499)  # the client was gone before any answer
+            during = (await call(app, state, "GET", "/admin/status")).json()
+            await asyncio.sleep(0.3)  # the shielded abort completes on its own
+            return during, list(engine.aborted), engine.requests[-1].request_id
+
+    during, aborted, request_id = asyncio.run(scenario())
+    assert during["active_requests"] == 0
+    assert during["engines"]["qa"]["outstanding"] == 0
+    assert during["engines"]["qa"]["in_flight"] == 0
+    assert request_id in aborted  # and the engine request was aborted all the same
