@@ -56,6 +56,7 @@ def test_serve_exits_non_zero_naming_the_engine(
         return FakeEngine(config.name, config.model, behaviour=behaviour)
 
     monkeypatch.setattr("engines.factory.build_engine", failing_factory)
+    monkeypatch.setattr("router.cli._engine_arg_names", lambda: None)  # no vLLM import here
     path = tmp_path / "routes.yaml"
     path.write_text(CONFIG.format(degraded="false"))
     code = main(["serve", "--config", str(path), "--port", "0"])
