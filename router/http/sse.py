@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import orjson
@@ -56,7 +57,7 @@ class Usage:
         }
 
 
-@dataclass
+@dataclass(frozen=True)
 class ResponseShape:
     """What every chunk of one response shares."""
 
@@ -71,18 +72,18 @@ class ResponseShape:
     def chunk_object(self) -> str:
         return "chat.completion.chunk" if self.kind == "chat" else "text_completion"
 
+    @cached_property
+    def _head(self) -> bytes:
+        """``data: {"id":…,"model":…,`` encoded once per response, not once per token."""
+        shared = {"id": self.response_id, "object": self.chunk_object,
+                  "created": self.created, "model": self.model, **self.extra}
+        return b"data: " + orjson.dumps(shared)[:-1] + b","
+
     def chunk(self, choices: list[dict[str, Any]], usage: Usage | None = None) -> bytes:
-        payload: dict[str, Any] = {
-            "id": self.response_id,
-            "object": self.chunk_object,
-            "created": self.created,
-            "model": self.model,
-            **self.extra,
-            "choices": choices,
-        }
+        body = b'"choices":' + orjson.dumps(choices)
         if usage is not None:
-            payload["usage"] = usage.as_dict()
-        return encode_event(payload)
+            body += b',"usage":' + orjson.dumps(usage.as_dict())
+        return self._head + body + b"}\n\n"
 
     def delta_choice(self, index: int, text: str, finish_reason: str | None) -> dict[str, Any]:
         if self.kind == "chat":

@@ -113,6 +113,19 @@ class _EngineCollector(Collector):
         yield state
 
 
+@dataclass(frozen=True, slots=True)
+class _Series:
+    """The labelled children of one (route, variant, engine, traffic)."""
+
+    ok: Counter
+    failed: Counter
+    prompt_tokens: Counter
+    completion_tokens: Counter
+    ttft: Histogram
+    tpot: Histogram
+    e2e: Histogram
+
+
 class GatewayMetrics:
     def __init__(self, http_paths: Iterable[str] = ()) -> None:
         # Paths outside the app's route table are counted as "other": bounded label values.
@@ -145,6 +158,7 @@ class GatewayMetrics:
             "switchboard_http_requests", "HTTP requests by path and status",
             ["method", "path", "status"], registry=r)  # fmt: skip
         self._engines: _EngineCollector | None = None
+        self._series: dict[tuple[str, str, str, str], _Series] = {}
 
     def watch_engines(self, source: Callable[[], Iterable[EngineSnapshot]]) -> None:
         """Export per-engine gauges, read from `source` at every scrape."""
@@ -167,24 +181,30 @@ class GatewayMetrics:
     def _observe(self, record: RequestRecord, traffic: str) -> None:
         labels = (record.route or "", record.variant or "", record.engine or "", traffic)
         kind = error_kind(record)
-        self.requests.labels(*labels, "error" if kind else "ok").inc()
+        series = self._series.get(labels)
+        if series is None:  # labels() validates and locks: once per label set, not per request
+            series = self._series[labels] = _Series(
+                self.requests.labels(*labels, "ok"), self.requests.labels(*labels, "error"),
+                self.prompt_tokens.labels(*labels), self.completion_tokens.labels(*labels),
+                self.ttft.labels(*labels), self.tpot.labels(*labels), self.e2e.labels(*labels))
+        (series.failed if kind else series.ok).inc()
         if kind is not None:
             self.errors.labels(*labels, kind).inc()
         if record.engine is None:
             return  # rejected before an engine was chosen: nothing was generated
         if record.prompt_tokens:
-            self.prompt_tokens.labels(*labels).inc(record.prompt_tokens)
+            series.prompt_tokens.inc(record.prompt_tokens)
         if record.completion_tokens:
-            self.completion_tokens.labels(*labels).inc(record.completion_tokens)
+            series.completion_tokens.inc(record.completion_tokens)
         if kind is not None:
             return  # latencies of failed requests would blur the distributions
         if record.ttft_s is not None:
-            self.ttft.labels(*labels).observe(record.ttft_s)
+            series.ttft.observe(record.ttft_s)
         tpot = tpot_s(record)
         if tpot is not None:
-            self.tpot.labels(*labels).observe(tpot)
+            series.tpot.observe(tpot)
         if record.finished_at is not None:
-            self.e2e.labels(*labels).observe(record.duration_s)
+            series.e2e.observe(record.duration_s)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
