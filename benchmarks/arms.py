@@ -93,8 +93,9 @@ def server_command(arm: str, spec: BenchSpec, port: int, workdir: Path) -> tuple
     two = arm == "switchboard-2"
     path = workdir / f"{arm}-routes.yaml"
     path.write_text(yaml.safe_dump(gateway_config(spec, two, port), sort_keys=False))
-    switchboard = Path(sys.executable).with_name("switchboard")
-    argv = [str(switchboard), "serve", "--config", str(path),
+    # `-m router.cli`, not a console script: engine cores start with `spawn`, which re-imports
+    # the main module, and only a guarded one is safe to import.
+    argv = [sys.executable, "-m", "router.cli", "serve", "--config", str(path),
             "--host", "127.0.0.1", "--port", str(port)]
     return argv, "auto" if two else "qa"
 

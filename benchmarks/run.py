@@ -65,6 +65,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="c=1,16, one repeat, short overhead")
     p.add_argument("--no-overhead", action="store_true", help="skip the fake-engine benchmark")
     p.add_argument("--lock", help="flock file held per arm run ('' for none)")
+    p.add_argument("--profile", action="store_true",
+                   help="sample each HTTP arm's server with py-spy while it is under load "
+                        "(collapsed stacks in the raw folder; needs py-spy on PATH)")
     p.add_argument("--name", help="report name under benchmarks/results/ (default: preset)")
     p.add_argument("--out", type=Path, default=RESULTS)
     p.add_argument("--report-only", type=Path, metavar="RAWDIR",
@@ -107,8 +110,9 @@ def level_dict(level: Level) -> dict[str, Any]:
 class Runner:
     """Runs the arms of one spec into `raw`, appending one JSON line per measured level."""
 
-    def __init__(self, spec: BenchSpec, raw: Path, lock: str) -> None:
+    def __init__(self, spec: BenchSpec, raw: Path, lock: str, profile: bool = False) -> None:
         self.spec = spec
+        self.profile = profile
         self.raw = raw
         self.lock = lock
         self.runs_path = raw / "runs.jsonl"
@@ -152,11 +156,13 @@ class Runner:
             if arm == "switchboard-2" and "mix" not in self.meta:
                 self.meta["mix"] = route_split(live.base_url, Path(self.mixed.path))
                 print(f"  route split of the mixed prompts: {self.meta['mix']}", flush=True)
-            for level in self.spec.levels:
-                args = loadgen.bench_args(self.spec, level, base_url=live.base_url,
-                                          served_name=live.served_name, dataset=dataset)
-                result = loadgen.run_level(args, self.raw / f"{arm}-r{repeat}-loadgen.log")
-                self.record(arm, repeat, level, result, live.started_in_s)
+            profile = self.raw / f"{arm}-r{repeat}.pyspy.txt"
+            with sampling(live.pid, profile) if self.profile else contextlib.nullcontext():
+                for level in self.spec.levels:
+                    args = loadgen.bench_args(self.spec, level, base_url=live.base_url,
+                                              served_name=live.served_name, dataset=dataset)
+                    result = loadgen.run_level(args, self.raw / f"{arm}-r{repeat}-loadgen.log")
+                    self.record(arm, repeat, level, result, live.started_in_s)
 
     def run_direct(self, repeat: int, log: Path) -> None:
         plan_path = self.raw / "direct-plan.json"
@@ -177,6 +183,24 @@ class Runner:
         data = json.loads(out.read_text())
         for level, item in zip(self.spec.levels, data["levels"], strict=True):
             self.record("direct", repeat, level, item["result"], data["startup_s"])
+
+
+@contextlib.contextmanager
+def sampling(pid: int, out: Path) -> Any:
+    """py-spy samples `pid` (every thread, native frames off) until the block ends."""
+    import signal
+
+    argv = ["py-spy", "record", "--pid", str(pid), "--rate", "200", "--format", "raw",
+            "--nonblocking", "--threads", "-o", str(out)]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    try:
+        yield
+    finally:
+        proc.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def route_split(base_url: str, dataset: Path) -> dict[str, str]:
@@ -238,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     raw = args.out / "raw" / time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     raw.mkdir(parents=True, exist_ok=True)
     (raw / "spec.json").write_text(spec.to_json())
-    runner = Runner(spec, raw, lock)
+    runner = Runner(spec, raw, lock, profile=args.profile)
     command = "python -m benchmarks.run " + shlex.join(sys.argv[1:] if argv is None else argv)
     meta = {"title": name, "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
             "command": command.strip(), "machine": machine()}
