@@ -162,7 +162,8 @@ class Reloader:
     async def _apply(self, path: str, strategy: str, result: ReloadResult) -> None:
         gateway = self.gateway
         try:
-            new = self.load(path)
+            # Off the loop: file reads, YAML parsing, and (first time) vLLM's arg names.
+            new = await asyncio.to_thread(self.load, path)
             # Always re-read: a keys file may change while routes.yaml does not.
             keys = await asyncio.to_thread(_read_keys, new.auth)
         except (ConfigError, OSError) as exc:
