@@ -159,6 +159,7 @@ class GatewayMetrics:
             ["method", "path", "status"], registry=r)  # fmt: skip
         self._engines: _EngineCollector | None = None
         self._series: dict[tuple[str, str, str, str], _Series] = {}
+        self._http_series: dict[tuple[str, str, int], Counter] = {}
 
     def watch_engines(self, source: Callable[[], Iterable[EngineSnapshot]]) -> None:
         """Export per-engine gauges, read from `source` at every scrape."""
@@ -169,7 +170,12 @@ class GatewayMetrics:
 
     def observe_http(self, record: RequestRecord) -> None:
         path = record.path if record.path in self._http_paths else "other"
-        self.http.labels(record.method, path, str(record.status or 0)).inc()
+        key = (record.method, path, record.status or 0)
+        counter = self._http_series.get(key)
+        if counter is None:
+            counter = self._http_series[key] = self.http.labels(record.method, path,
+                                                                str(record.status or 0))
+        counter.inc()
 
     def observe(self, record: RequestRecord, traffic: str = "live") -> None:
         """Count one completed generation. Never raises: metrics must not fail a request."""
