@@ -71,7 +71,7 @@ class RoutingTable:
         variant = pick_variant(route, sticky_key, forced_variant)
         engine = variant.engine if variant is not None else route.engine
         if route.prompt_template or (variant is not None and variant.prompt_template):
-            decision = self._with_languages(decision, messages)
+            decision = self.with_languages(decision, messages)
         return RouteChoice(route, decision, variant, engine, forced_variant is not None)
 
     def route_of(self, decision: RouteDecision) -> RouteConfig:
@@ -80,7 +80,7 @@ class RoutingTable:
             route = self.config.routes[self.config.default_route]
         return route
 
-    def _with_languages(
+    def with_languages(
         self, decision: RouteDecision, messages: Sequence[Mapping[str, object]]
     ) -> RouteDecision:
         """A route named explicitly skipped the classifier; its prompt template still wants

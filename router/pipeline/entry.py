@@ -79,6 +79,8 @@ class Pipeline:
                                          caller.route_header)
         route = snapshot.table.route_of(decision)
         variants = select_variants(route, variant_names)
+        if route.prompt_template or any(v.prompt_template for v in variants):
+            decision = snapshot.table.with_languages(decision, request.raw_messages)
         record.route, record.route_reason, record.route_tier = (
             route.name, decision.reason, decision.tier)
         record.variant = ",".join(v.name for v in variants)
@@ -91,8 +93,9 @@ class Pipeline:
             lane_record.route, lane_record.variant = route.name, variant.name
             lane = CompareLane(variant, lane_record)
             try:
-                choice = snapshot.table.choose(request.model, request.raw_messages, route.name,
-                                               forced_variant=variant.name)
+                # classified once above; every lane keeps that decision
+                choice = RouteChoice(route, decision, variant, variant.engine,
+                                     forced_variant=True)
                 lane.generation = self._lane(snapshot, choice, request, caller, lane_record,
                                              "compare", on_done=self._complete_compare)
             except GatewayError as exc:  # this variant's engine is down: its own error
