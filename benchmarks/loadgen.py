@@ -43,11 +43,12 @@ def bench_args(spec: BenchSpec, level: Level, *, base_url: str, served_name: str
         "--percentile-metrics", PERCENTILE_METRICS, "--metric-percentiles", PERCENTILES,
         "--ready-check-timeout-sec", "0",
     ]  # fmt: skip
+    output_len = level.output_len or spec.output_len
     if dataset.name == "random":
         argv += ["--random-input-len", str(spec.input_len),
-                 "--random-output-len", str(spec.output_len), "--random-range-ratio", "0"]
+                 "--random-output-len", str(output_len), "--random-range-ratio", "0"]
     else:
-        argv += ["--dataset-path", dataset.path, "--sharegpt-output-len", str(spec.output_len)]
+        argv += ["--dataset-path", dataset.path, "--sharegpt-output-len", str(output_len)]
     if level.rate is not None:
         argv += ["--request-rate", str(level.rate)]
     else:

@@ -17,7 +17,7 @@ def _series(rows: Mapping[str, Mapping[str, Any]], metric: str
     xs, ys, lo, hi = [], [], [], []
     for label in level_order(rows):
         row = rows[label]
-        if not label.startswith("c") or row.get(metric) is None:
+        if not label.startswith("c") or "-o" in label or row.get(metric) is None:
             continue
         values = row.get(metric + "_all") or [row[metric]]
         xs.append(int(label[1:]))

@@ -60,6 +60,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="override/add an engine arg for every arm (JSON values)")
     p.add_argument("--input-len", type=int, default=128)
     p.add_argument("--output-len", type=int, default=64)
+    p.add_argument("--long-output-len", type=int,
+                   help="also run each closed-loop level with this many output tokens")
     p.add_argument("--prompts-per-stream", type=int)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--quick", action="store_true", help="c=1,16, one repeat, short overhead")
@@ -88,7 +90,7 @@ def build_spec(args: argparse.Namespace, preset: dict[str, Any]) -> BenchSpec:
     engine_args.update(parse_engine_arg(item) for item in args.engine_arg)
     per_stream = args.prompts_per_stream or preset["per_stream"]
     levels = build_levels([int(c) for c in concurrency.split(",")], rate or None, per_stream,
-                          preset["min_prompts"])
+                          preset["min_prompts"], args.long_output_len)
     wanted = tuple(a.strip() for a in args.arms.split(",") if a.strip())
     unknown = set(wanted) - set(arms.ARMS)
     if unknown:
@@ -238,9 +240,8 @@ def write_report(raw: Path, out: Path, name: str) -> Path:
         if (raw / "overhead.json").exists() else None
     out.mkdir(parents=True, exist_ok=True)
     images = plots.plot(summary, out, name, meta["title"]) if summary else []
-    labels = [lbl for lbl in report.level_order(summary.get("switchboard", {}))
-              if lbl.startswith("c")]
-    checks = report.check_targets(summary, labels[-1]) if labels else []
+    labels = report.target_levels(summary.get("switchboard", {}))
+    checks = report.check_targets(summary, labels, meta.get("preset", "cpu"))
     doc = {"meta": meta, "spec": spec, "summary": summary, "ratios": report.ratios(summary),
            "targets": checks, "overhead": over,
            "startup_s": {r["arm"]: r["startup_s"] for r in runs}}
@@ -264,7 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     (raw / "spec.json").write_text(spec.to_json())
     runner = Runner(spec, raw, lock, profile=args.profile)
     command = "python -m benchmarks.run " + shlex.join(sys.argv[1:] if argv is None else argv)
-    meta = {"title": name, "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+    meta = {"title": name, "preset": args.preset,
+            "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
             "command": command.strip(), "machine": machine()}
     (raw / "meta.json").write_text(json.dumps(meta))
     started = time.monotonic()

@@ -35,10 +35,12 @@ class Level:
     num_prompts: int
     concurrency: int | None = None
     rate: float | None = None
+    output_len: int | None = None  # None: the spec's output_len
 
     @property
     def label(self) -> str:
-        return f"c{self.concurrency}" if self.rate is None else f"rate{self.rate:g}"
+        load = f"c{self.concurrency}" if self.rate is None else f"rate{self.rate:g}"
+        return load if self.output_len is None else f"{load}-o{self.output_len}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +62,11 @@ class BenchSpec:
 
 
 def build_levels(concurrencies: Sequence[int], rate: float | None, prompts_per_stream: int,
-                 min_prompts: int) -> tuple[Level, ...]:
+                 min_prompts: int, long_output_len: int | None = None) -> tuple[Level, ...]:
     levels = [Level(max(min_prompts, prompts_per_stream * c), concurrency=c) for c in concurrencies]
+    if long_output_len:  # the same closed-loop loads with longer answers (decode-heavy)
+        levels += [Level(max(min_prompts, prompts_per_stream * c), concurrency=c,
+                         output_len=long_output_len) for c in concurrencies]
     if rate:
         # Long enough for the arrival process to matter: ~12 s of arrivals.
         levels.append(Level(max(min_prompts, round(rate * 12)), rate=rate))
