@@ -94,6 +94,13 @@ def _f(value: Any, digits: int = 1) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
+def repeat_counts(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
+    """"direct 2, switchboard 2, vllm 1": runs per arm (the most at any level)."""
+    counts = {arm: max((int(row.get("repeats", 0)) for row in rows.values()), default=0)
+              for arm, rows in summary.items()}
+    return ", ".join(f"{arm} {n}" for arm, n in counts.items())
+
+
 def level_order(labels: Iterable[str]) -> list[str]:
     """c1 < c8 < c256 < c256-o256 < rate3: closed loop by concurrency, then longer outputs."""
     def key(label: str) -> tuple[int, float, float]:
@@ -182,8 +189,8 @@ def markdown(meta: Mapping[str, Any], summary: Mapping[str, Mapping[str, Mapping
              f"- load: vLLM's `vllm.benchmarks.serve` (openai-chat, random dataset "
              f"{meta['input_len']} in / {meta['output_len']} out tokens, ignore_eos, seed "
              f"{meta['seed']}); two-engine arm: mixed QA + translation prompts, `model: auto`",
-             f"- repeats: {meta['repeats']}, arms interleaved (order rotated each repeat); "
-             "figures are medians over repeats", ""]
+             f"- repeats: {repeat_counts(summary) or meta['repeats']}, arms interleaved "
+             "(order rotated each repeat); figures are medians over repeats", ""]
     if summary:
         parts += ["## Arms", "", arms_table(summary, arms), ""]
     if "switchboard" in summary:

@@ -72,6 +72,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "(collapsed stacks in the raw folder; needs py-spy on PATH)")
     p.add_argument("--name", help="report name under benchmarks/results/ (default: preset)")
     p.add_argument("--out", type=Path, default=RESULTS)
+    p.add_argument("--raw", type=Path, metavar="RAWDIR",
+                   help="add runs to this raw folder (e.g. a second repeat in a later call)")
+    p.add_argument("--first-repeat", type=int, default=0,
+                   help="index of the first repeat (rotates the arm order as repeat N would)")
     p.add_argument("--report-only", type=Path, metavar="RAWDIR",
                    help="rebuild the report from an earlier raw folder")
     return p.parse_args(argv)
@@ -112,8 +116,10 @@ def level_dict(level: Level) -> dict[str, Any]:
 class Runner:
     """Runs the arms of one spec into `raw`, appending one JSON line per measured level."""
 
-    def __init__(self, spec: BenchSpec, raw: Path, lock: str, profile: bool = False) -> None:
+    def __init__(self, spec: BenchSpec, raw: Path, lock: str, profile: bool = False,
+                 first_repeat: int = 0) -> None:
         self.spec = spec
+        self.first_repeat = first_repeat
         self.profile = profile
         self.raw = raw
         self.lock = lock
@@ -136,7 +142,7 @@ class Runner:
 
     def run_all(self) -> None:
         order = list(self.spec.arms)
-        for repeat in range(self.spec.repeats):
+        for repeat in range(self.first_repeat, self.first_repeat + self.spec.repeats):
             shift = repeat % len(order)
             for arm in order[shift:] + order[:shift]:  # interleaved: rotate the order
                 print(f"[repeat {repeat + 1}/{self.spec.repeats}] {arm}", flush=True)
@@ -260,14 +266,19 @@ def main(argv: list[str] | None = None) -> int:
     preset = PRESETS[args.preset]
     spec = build_spec(args, preset)
     lock = preset["lock"] if args.lock is None else args.lock
-    raw = args.out / "raw" / time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    raw = args.raw or args.out / "raw" / time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     raw.mkdir(parents=True, exist_ok=True)
-    (raw / "spec.json").write_text(spec.to_json())
-    runner = Runner(spec, raw, lock, profile=args.profile)
+    if not (raw / "spec.json").exists():  # a later call adding repeats keeps the first spec
+        (raw / "spec.json").write_text(spec.to_json())
+    runner = Runner(spec, raw, lock, profile=args.profile, first_repeat=args.first_repeat)
     command = "python -m benchmarks.run " + shlex.join(sys.argv[1:] if argv is None else argv)
     meta = {"title": name, "preset": args.preset,
             "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
             "command": command.strip(), "machine": machine()}
+    if (raw / "meta.json").exists():  # a later call adding repeats: keep the first call's date
+        earlier = json.loads((raw / "meta.json").read_text())
+        meta["date"] = earlier["date"]
+        meta["command"] = f"{earlier['command']} ; {meta['command']}"
     (raw / "meta.json").write_text(json.dumps(meta))
     started = time.monotonic()
     runner.run_all()
