@@ -26,7 +26,7 @@ from engines.registry import EngineFactory, EngineHandle, EngineRegistry, Engine
 from router.config import GatewayConfig, load_config
 from router.errors import GatewayError, InternalError, MethodNotAllowedError, NotFoundError
 from router.gateway import Gateway
-from router.http import admin, completions, info
+from router.http import admin, completions, info, playground
 from router.http.auth import AuthMiddleware
 from router.http.compare import compare
 from router.http.middleware import RequestContextMiddleware
@@ -75,6 +75,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("/admin/reload", "POST", admin.admin_reload,
              "Re-read routes.yaml and apply it (?strategy=auto|coexist|in_place)", None,
              (400, 401, 403, 422, 503)),
+    *playground.ENDPOINTS,
 )
 
 

@@ -13,6 +13,14 @@ baseline (``--baseline``, else the variant with the most requests):
 "significant" means p < alpha (0.05 by default), for each test on its own: with many
 variants and metrics, some will pass by chance (no multiple-comparison correction).
 Client disconnects (499) count neither as errors nor as samples.
+
+Preference votes (``traffic: "vote"`` lines, written by the playground's vote endpoint) count
+per variant as pairwise games: the chosen variant beats every other variant of that
+comparison, each of those loses once; a tie or "both bad" is a tie for all. The win rate is
+wins / (wins + losses) with a Wilson score interval at 1 - alpha and an exact two-sided
+binomial test against 0.5 (what a coin would give). With three or more lanes the games of one
+comparison are not independent, so the interval is then a little too narrow. A comparison
+voted on twice counts once, with its last vote. Votes are read whatever ``traffic`` selects.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 NOT_ERRORS = frozenset({"client_closed"})
+VOTE_TRAFFIC = "vote"
 LATENCY_METRICS = ("ttft_s", "tpot_s", "duration_s")
 METRIC_LABELS = {"ttft_s": "TTFT", "tpot_s": "TPOT", "duration_s": "E2E",
                  "completion_tokens": "output tokens"}
@@ -40,6 +49,11 @@ class VariantStats:
     samples: dict[str, list[float]] = field(
         default_factory=lambda: {m: [] for m in (*LATENCY_METRICS, "completion_tokens")}
     )
+    # Preference votes, as pairwise games (see the module docstring).
+    votes: int = 0
+    wins: int = 0
+    losses: int = 0
+    ties: int = 0
 
     @property
     def error_rate(self) -> float:
@@ -64,6 +78,10 @@ class VariantStats:
 
     def quantile(self, metric: str, q: float) -> float | None:
         return quantile(self.samples[metric], q)
+
+    def win_rate(self) -> float | None:
+        decided = self.wins + self.losses
+        return self.wins / decided if decided else None
 
     def mean(self, metric: str) -> float | None:
         values = self.samples[metric]
@@ -132,6 +150,49 @@ def error_rate_test(
     return "two-proportion z", z, float(2 * norm.sf(abs(z)))
 
 
+def wilson_interval(successes: int, trials: int, alpha: float = 0.05) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (sound near 0 and 1 and for small n,
+    where the normal 'Wald' interval is not)."""
+    if trials <= 0:
+        return 0.0, 1.0
+    from scipy.stats import norm
+
+    z = float(norm.ppf(1 - alpha / 2))
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def win_test(wins: int, losses: int) -> float:
+    """Exact two-sided binomial test of wins against losses at even odds; returns p."""
+    from scipy.stats import binomtest
+
+    return float(binomtest(wins, wins + losses, 0.5, alternative="two-sided").pvalue)
+
+
+def latest_votes(lines: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The vote lines, one per comparison (its last vote); votes without an id all count."""
+    by_comparison: dict[Any, Mapping[str, Any]] = {}
+    for index, line in enumerate(lines):
+        if line.get("traffic") == VOTE_TRAFFIC:
+            by_comparison[line.get("compare_id") or ("line", index)] = line
+    return list(by_comparison.values())
+
+
+def _add_vote(stats: Mapping[str, VariantStats], winner: str | None) -> None:
+    others = len(stats) - 1
+    for name, variant in stats.items():
+        variant.votes += 1
+        if winner is None:
+            variant.ties += 1
+        elif name == winner:
+            variant.wins += others
+        else:
+            variant.losses += 1
+
+
 def group(
     lines: Iterable[Mapping[str, Any]],
     traffic: Sequence[str] = ("live", "shadow"),
@@ -143,6 +204,15 @@ def group(
     gateway cut short (``aborted``: they say nothing about the variant) and requests whose
     caller picked the variant (``forced``: self-selected traffic)."""
     out: dict[str, dict[str, VariantStats]] = {}
+    lines = list(lines)
+    for vote in latest_votes(lines):
+        name, variants, winner = vote.get("route"), vote.get("variants"), vote.get("winner")
+        if (not name or (route is not None and name != route) or not isinstance(variants, list)
+                or len(set(variants)) < 2 or (winner is not None and winner not in variants)):
+            continue
+        by_name = out.setdefault(str(name), {})
+        _add_vote({str(v): by_name.setdefault(str(v), VariantStats(str(name), str(v)))
+                   for v in dict.fromkeys(variants)}, winner)
     for line in lines:
         if (line.get("traffic") or "live") not in traffic:
             continue
@@ -249,11 +319,45 @@ def format_reports(reports: Sequence[RouteReport], alpha: float = 0.05) -> str:
                     f"    {label:<13} {t.test}: {stat}={t.statistic:.4g}, p={t.p_value:.4g} "
                     f"(n={t.n_baseline} vs {t.n_variant}{diff}) -> {verdict}"
                 )
+        lines.extend(_format_votes(report, alpha))
         lines.append("")
     return "\n".join(lines)
 
 
-def reports_as_json(reports: Sequence[RouteReport]) -> list[dict[str, Any]]:
+def _format_votes(report: RouteReport, alpha: float) -> list[str]:
+    voted = [v for v in report.variants if v.votes]
+    if not voted:
+        return []
+    level = f"{100 * (1 - alpha):g}%"
+    out = [f"  preference votes (pairwise; win rate with its {level} Wilson interval, "
+           "binomial test against 0.5):"]
+    for v in voted:
+        summary = f"    {v.variant:<20} votes={v.votes} wins={v.wins} losses={v.losses} " \
+                  f"ties={v.ties}"
+        rate = v.win_rate()
+        if rate is None:
+            out.append(f"{summary} -> no decided games")
+            continue
+        low, high = wilson_interval(v.wins, v.wins + v.losses, alpha)
+        p = win_test(v.wins, v.losses)
+        verdict = f"significant at {alpha:g}" if p < alpha else "not significant"
+        out.append(f"{summary} win rate {100 * rate:.1f}% [{100 * low:.1f}, {100 * high:.1f}] "
+                   f"p={p:.4g} -> {verdict}")
+    return out
+
+
+def _votes_json(v: VariantStats, alpha: float) -> dict[str, Any]:
+    rate = v.win_rate()
+    entry: dict[str, Any] = {"votes": v.votes, "wins": v.wins, "losses": v.losses,
+                             "ties": v.ties, "win_rate": rate, "win_rate_ci": None,
+                             "win_p_value": None}
+    if rate is not None:
+        entry["win_rate_ci"] = list(wilson_interval(v.wins, v.wins + v.losses, alpha))
+        entry["win_p_value"] = win_test(v.wins, v.losses)
+    return entry
+
+
+def reports_as_json(reports: Sequence[RouteReport], alpha: float = 0.05) -> list[dict[str, Any]]:
     out = []
     for r in reports:
         variants = []
@@ -267,6 +371,7 @@ def reports_as_json(reports: Sequence[RouteReport]) -> list[dict[str, Any]]:
             for metric in (*LATENCY_METRICS, "completion_tokens"):
                 entry[f"{metric}_p50"] = v.quantile(metric, 0.5)
                 entry[f"{metric}_p95"] = v.quantile(metric, 0.95)
+            entry.update(_votes_json(v, alpha))
             variants.append(entry)
         tests = {name: [{"metric": t.metric, "test": t.test, "statistic": t.statistic,
                          "p_value": t.p_value, "significant": t.significant,
