@@ -175,6 +175,10 @@ function setRunning(running) {
 async function compare(event) {
   event.preventDefault();
   if (page.comparison && !page.comparison.over) return;
+  if ($("route-select").value === "auto") {
+    clearTimeout(page.classifyTimer); // classify what is typed now, not 250 ms from now
+    await classify();
+  }
   const routeName = currentRoute();
   const variants = [...document.querySelectorAll('#variant-choice input[name="variant"]:checked')].map((i) => i.value);
   if (!routeName || variants.length < 2) {
@@ -184,8 +188,8 @@ async function compare(event) {
   const container = $("lanes");
   container.replaceChildren();
   container.style.setProperty("--lanes", String(variants.length));
-  $("vote-form").hidden = true;
   const lanes = new Map(variants.map((name, index) => [name, new Lane(container, name, index)]));
+  prepareVote(variants);
   const comparison = { controller: new AbortController(), lanes, compareId: null, route: routeName,
     stopped: false, over: false };
   page.comparison = comparison;
@@ -208,6 +212,7 @@ async function compare(event) {
     offerVote(comparison);
   } catch (error) {
     if (comparison.stopped) {
+      say("vote-status", "Stopped: nothing to vote on.");
       await reportIdleEngines(comparison);
     } else {
       for (const lane of lanes.values()) if (!lane.finished) lane.fail({ message: error.message, code: error.code });
@@ -256,12 +261,12 @@ async function reportIdleEngines(comparison) {
 
 // ---- vote ------------------------------------------------------------------------------
 
-function offerVote(comparison) {
-  const answered = [...comparison.lanes.values()].filter((l) => l.root.dataset.state === "done");
-  if (answered.length < 2 || !comparison.compareId) return;
+// The vote form takes its place when the lanes do, disabled until the answers are in, so its
+// appearance moves nothing.
+function prepareVote(variants) {
   const options = $("vote-options");
   options.replaceChildren();
-  const choices = [...comparison.lanes.keys()].map((name) => [`winner:${name}`, `${name} is better`]);
+  const choices = variants.map((name) => [`winner:${name}`, `${name} is better`]);
   choices.push(["outcome:tie", "About the same"], ["outcome:both_bad", "Both bad"]);
   choices.forEach(([value, text], index) => {
     const label = document.createElement("label");
@@ -273,9 +278,21 @@ function offerVote(comparison) {
     label.append(input, ` ${text}`);
     options.append(label);
   });
+  $("vote-fields").disabled = true;
+  $("vote-button").disabled = true;
+  say("vote-status", "Vote once both answers are complete.");
+  $("vote-form").hidden = false;
+}
+
+function offerVote(comparison) {
+  const answered = [...comparison.lanes.values()].filter((l) => l.root.dataset.state === "done");
+  if (answered.length < 2 || !comparison.compareId) {
+    say("vote-status", "Nothing to vote on: fewer than two variants answered.");
+    return;
+  }
+  $("vote-fields").disabled = false;
   $("vote-button").disabled = false;
   say("vote-status", "");
-  $("vote-form").hidden = false;
 }
 
 async function vote(event) {
@@ -293,6 +310,7 @@ async function vote(event) {
   $("vote-button").disabled = true;
   try {
     await postJson("/v1/compare/vote", body);
+    $("vote-fields").disabled = true;
     say("vote-status", "Vote recorded.");
   } catch (error) {
     $("vote-button").disabled = false;

@@ -49,7 +49,9 @@ function variantTable(route, level) {
   table.append(element("caption", {}, `Route ${route.route}: variants (baseline ${route.baseline}; win rate with its ${level} interval)`));
   const headRow = element("tr");
   for (const [name] of COLUMNS) headRow.append(element("th", { scope: "col" }, name));
-  table.append(element("thead")).append(headRow);
+  const thead = element("thead");
+  thead.append(headRow);
+  table.append(thead);
   const body = element("tbody");
   for (const variant of route.variants) {
     const row = element("tr", { "data-variant": variant.variant });
@@ -71,7 +73,9 @@ function testTable(route, alpha) {
   table.append(element("caption", {}, `Route ${route.route}: each variant against ${route.baseline} (alpha ${alpha})`));
   const head = element("tr");
   for (const name of ["variant", "metric", "test", "difference", "p-value", "verdict"]) head.append(element("th", { scope: "col" }, name));
-  table.append(element("thead")).append(head);
+  const thead = element("thead");
+  thead.append(head);
+  table.append(thead);
   const body = element("tbody");
   for (const [variant, t] of rows) {
     const row = element("tr");
@@ -90,10 +94,10 @@ function testTable(route, alpha) {
 }
 
 // Horizontal bars, one group per variant; `series` = [{label, value, low, high}] per variant.
-function barChart(title, variants, series, format, max) {
+// `width` is the chart's width on screen in CSS pixels, so its text keeps the page's size.
+function barChart(title, variants, series, format, max, width) {
   const rowHeight = 18 * series.length + 10;
-  const width = 480;
-  const labelWidth = 120;
+  const labelWidth = Math.round(Math.min(120, width * 0.3));
   const plotWidth = width - labelWidth - 70;
   const height = variants.length * rowHeight + 30;
   const figure = element("figure", { class: "chart" });
@@ -127,21 +131,21 @@ function barChart(title, variants, series, format, max) {
   return { figure, root, labelWidth, plotWidth, height, scale };
 }
 
-function latencyChart(route) {
+function latencyChart(route, width) {
   const values = route.variants.flatMap((v) => [v.ttft_s_p50, v.ttft_s_p95]).filter((x) => x !== null);
   const max = Math.max(0, ...values);
   return barChart(`${route.route}: time to first token (ms)`, route.variants, [
     { label: "p50", value: (v) => v.ttft_s_p50 },
     { label: "p95", value: (v) => v.ttft_s_p95 },
-  ], (x) => (x * 1000).toFixed(0), max).figure;
+  ], (x) => (x * 1000).toFixed(0), max, width).figure;
 }
 
-function winChart(route, level) {
+function winChart(route, level, width) {
   const voted = route.variants.filter((v) => v.votes > 0);
   if (!voted.length) return null;
   const chart = barChart(`${route.route}: win rate from votes, ${level} interval`, voted, [
     { label: "win", value: (v) => v.win_rate, interval: (v) => v.win_rate_ci },
-  ], (x) => `${(x * 100).toFixed(0)}%`, 1);
+  ], (x) => `${(x * 100).toFixed(0)}%`, 1, width);
   // Even odds: a variant whose interval crosses this line is not shown better or worse.
   const x = chart.labelWidth + chart.scale(0.5);
   chart.root.append(svg("line", { x1: x, x2: x, y1: 0, y2: chart.height - 20, class: "reference" }));
@@ -161,10 +165,12 @@ export function renderReport(container, report) {
     section.append(element("h3", {}, `Route ${route.route}`));
     section.append(variantTable(route, level), testTable(route, report.alpha));
     const charts = element("div", { class: "charts" });
-    charts.append(latencyChart(route));
-    const wins = winChart(route, level);
-    if (wins) charts.append(wins);
     section.append(charts);
     container.append(section);
+    const columns = getComputedStyle(charts).gridTemplateColumns.split(" ").length;
+    const width = Math.max(260, Math.min(640, Math.floor(charts.clientWidth / columns) - 16));
+    charts.append(latencyChart(route, width));
+    const wins = winChart(route, level, width);
+    if (wins) charts.append(wins);
   }
 }
