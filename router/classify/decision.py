@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-TIERS = ("explicit", "rules", "language", "examples", "default")
+TIERS = ("explicit", "rules", "examples", "language", "learned", "conversation", "default")
 
 
 @dataclass(frozen=True, slots=True)

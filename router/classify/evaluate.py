@@ -25,6 +25,8 @@ from router.classify.config import RecognitionConfig
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "eval" / "routing_dev.jsonl"
 DATA_ENV = "SWITCHBOARD_ROUTING_DEV"
+# Misrouted lines printed with the report; `--errors` lists them all.
+MAX_ERRORS_SHOWN = 40
 
 
 def default_data_path() -> Path:
@@ -126,6 +128,12 @@ def _print_report(report: EvalReport, labels: list[str], out: TextIO) -> None:
         for name, (count, accuracy) in report.slices.items()
     )
     out.write(f"latency p50 {report.latency_p50_ms:.3f} ms  p99 {report.latency_p99_ms:.3f} ms\n")
+    if report.errors:
+        shown = report.errors[:MAX_ERRORS_SHOWN]
+        out.write(f"misrouted ({len(report.errors)}, id: gold → predicted (reason))\n")
+        out.writelines(f"  {line}\n" for line in shown)
+        if len(report.errors) > len(shown):
+            out.write(f"  … {len(report.errors) - len(shown)} more (--errors lists all)\n")
 
 
 def _classifier_from(config: str | None) -> Classifier:
@@ -151,8 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no evaluation data at {data} (set {DATA_ENV})", file=sys.stderr)
         return 2
     report = run_eval_routing(data, _classifier_from(args.config), sys.stdout)
-    if args.errors:
-        for line in report.errors:
+    if args.errors and len(report.errors) > MAX_ERRORS_SHOWN:
+        for line in report.errors[MAX_ERRORS_SHOWN:]:
             print("  " + line)
     return 0
 

@@ -6,8 +6,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from router.classify.text import normalise
 from router.classify.config import RecognitionConfig
+from router.classify.text import normalise
 
 
 @dataclass(frozen=True, slots=True)

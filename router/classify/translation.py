@@ -21,6 +21,8 @@ ASK_TAIL = 200
 # Identification of a short payload below this confidence loses to a stated source language.
 MIN_ID_CONFIDENCE = 0.6
 SURE = 0.8
+# A phrase asked about counts as foreign to its ask from this identification confidence.
+FOREIGN_PHRASE_CONFIDENCE = 0.7
 _CONVERT = re.compile(
     r"\b(?:convert|render|put|turn|transform|rewrite|express|change|locali[sz])\w*\b"
     r"(?P<mid>[^.?!\n]{0,60}?)"
@@ -34,7 +36,23 @@ _WORD_NOUN = re.compile(
     r"^(?:the |this |that )?(?:word|term|abbreviation|acronym|initialism|phrase|expression|"
     r"idiom|slang|saying|emoji|letters?|name|sign)\s+"
 )
+# Words that name a language by its role: "into the target language", "into another one".
+_LANGUAGE_QUALIFIERS = frozenset((
+    "target", "other", "another", "different", "foreign", "native", "original", "source",
+    "required", "given", "specified", "desired", "requested", "chosen", "second", "appropriate",
+    "corresponding", "output", "destination", "local", "mother", "official", "own", "same",
+))  # fmt: skip
+_NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
 _DIACRITIC = re.compile(r"[à-öø-ÿāăąćčďđēėęěğīįıłńňőœřśşšťūůűųźżžș-ț]")
+# A follow-up that only names a language ("and in German?") repeats the previous request.
+FOLLOW_UP_CHARS = 48
+FOLLOW_UP_WORDS = 4
+# Words that make a short turn about the language itself ("do you speak German?").
+_NOT_FOLLOW_UP = frozenset((
+    "speak", "speaks", "learn", "learning", "study", "hard", "easy", "difficult", "people",
+    "spoken", "reply", "answer", "respond", "write", "talk", "switch", "change", "set", "why",
+    "grammar", "is", "are", "does", "do", "can", "language", "languages",
+))  # fmt: skip
 _PRONOUNS = frozenset(("me", "us", "him", "her", "them", "you", "it", "this", "that"))
 
 
@@ -46,6 +64,9 @@ class SignalResult:
     source_language: str | None = None
     # The text to translate with the instruction taken off, for the route's prompt template.
     payload: str | None = None
+    # Which phrasing matched ("verb_target", "verb", "convert", "say", "meaning",
+    # "bare_target", "instruction"); the learned tier weighs it as a feature.
+    kind: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,25 +101,98 @@ class TranslationSignal:
         self._id = identifier
 
     def detect(self, raw: str) -> SignalResult | None:
+        return self.analyse(raw)[0]
+
+    def analyse(self, raw: str) -> tuple[SignalResult | None, str]:
+        """The phrasing that asks for a translation and what it says; when none does, what
+        the rules are sure of instead: "topic" (translation talked about, not asked for),
+        "checking" (is this right?), "into_non_language" ("translate this into SQL"),
+        "same_language" (the meaning or wording of a phrase in the asker's own language),
+        or "none"."""
         full = normalise(raw)
         scan = self._scan(window(full))
-        if p.CHECKING.match(scan.text):
+        found, kind = None, ""
+        checking = p.CHECKING.match(scan.text)
+        if checking:
             found = self._verb(scan)  # "is 'X' the right way to say …": only a verb counts
+            kind = "verb"
         else:
-            found = (
-                self._verb(scan)
-                or self._convert(scan)
-                or self._say(scan)
-                or self._meaning(scan)
-                or self._bare_target(scan)
-            )
+            for kind, phrasing in (  # noqa: B007 (kind names what matched after the loop)
+                ("verb", self._verb),
+                ("convert", self._convert),
+                ("say", self._say),
+                ("meaning", self._meaning),
+                ("bare_target", self._bare_target),
+            ):
+                found = phrasing(scan)
+                if found is not None:
+                    break
         if found is None:
-            return None
+            return None, self._negative_kind(scan, checking is not None)
+        if kind == "verb" and found.target is not None:
+            kind = "verb_target"
+        return self._result(full, scan, found, kind), kind
+
+    def _negative_kind(self, scan: _Scan, checking: bool) -> str:
+        text = scan.text
+        if checking:
+            return "checking"
+        if p.TOPIC.search(text):
+            return "topic"
+        if not scan.targets and self._into_non_language(text):
+            return "into_non_language"  # "translate the numbers into words / a SQL query"
+        if len(text) < 200 and not scan.targets and not scan.weak_targets:
+            asked = p.MEANING.search(text)
+            quoted = [q.group(1) for q in p.QUOTED.finditer(text)]
+            if asked or (quoted and _search_ends(p.SAY, text) is not None):
+                groups = asked.groupdict() if asked else {}
+                phrase = " ".join(quoted) or (groups.get("x") or groups.get("y") or "")
+                if phrase and self._same_language_phrase(phrase, p.QUOTED.sub(" ", text)):
+                    return "same_language"  # "what does 'piece of cake' mean?"
+        return "none"
+
+    def _into_non_language(self, text: str) -> bool:
+        for hit in p.TRANSLATE.finditer(text):
+            into = p.INTO_WORD.match(text[hit.start() : hit.start() + 90])
+            if into and not self._is_language_word(_into_word(text, hit.start(), into)):
+                return True
+        return False
+
+    def _same_language_phrase(self, phrase: str, frame: str) -> bool:
+        """Whether a phrase asked about is not established as foreign to its frame: same
+        script, and not identified as another language with confidence (short phrases identify
+        poorly, "touch grass" reads as French at 0.65; the learned tier cannot see a quoted
+        phrase's language either, so an unsure phrase stays with the rules' answer)."""
+        if dominant_script(phrase) != dominant_script(frame):
+            return False
+        if frame.isascii() and _DIACRITIC.search(phrase):
+            return False  # "qué pasa" in an English ask
+        first, second = self._id.identify(phrase), self._id.identify(frame)
+        if first is None or second is None:
+            return True
+        return first.language == second.language or first.confidence < FOREIGN_PHRASE_CONFIDENCE
+
+    def describe(self, raw: str) -> SignalResult:
+        """Best-effort languages and payload of a request another tier judged a translation:
+        the first language named as a target (else any named), the payload's language."""
+        full = normalise(raw)
+        scan = self._scan(window(full))
+        target = self._target(scan, 0) or self._plain(scan)
+        found = _Found(0.0, "", 0, target)
+        return self._result(full, scan, found, "")
+
+    def _result(self, full: str, scan: _Scan, found: _Found, kind: str) -> SignalResult:
         source = self._source(full, scan, found)
         target = found.target or self._infer_target(scan.text, source)
         payload = (found.payload or _payload(full, found.anchor)).strip()
-        return SignalResult(found.confidence, found.reason, target, source,
-                            payload if payload and payload != full.strip() else None)
+        return SignalResult(
+            found.confidence,
+            found.reason,
+            target,
+            source,
+            payload if payload and payload != full.strip() else None,
+            kind,
+        )
 
     def detect_instruction(self, system: str, user: str) -> SignalResult | None:
         """A system prompt that makes every user turn a translation ("Translate into …")."""
@@ -109,7 +203,25 @@ class TranslationSignal:
         identified = self._id.identify(normalise(user))
         source = identified.language if identified is not None else None
         reason = f"system prompt: {found.reason}"
-        return SignalResult(found.confidence * 0.95, reason, found.target, source, user)
+        return SignalResult(
+            found.confidence * 0.95, reason, found.target, source, user, "instruction"
+        )
+
+    def follow_up_target(self, raw: str) -> str | None:
+        """The language a short follow-up names and little else: "and in German?",
+        "now Italian please", "日语呢？", "¿y en italiano?"."""
+        text = normalise(raw)
+        if len(text) > FOLLOW_UP_CHARS:
+            return None
+        tokens = list(p.WORD.finditer(text))
+        mentions = self._names.mentions(text, tokens)
+        if len({m.language for m in mentions}) != 1:
+            return None
+        mention = mentions[0]
+        rest = p.WORD.findall(text[: mention.start] + " " + text[mention.end :])
+        if len(rest) > FOLLOW_UP_WORDS or any(w in _NOT_FOLLOW_UP for w in rest):
+            return None
+        return mention.language
 
     # -- scanning -------------------------------------------------------------------------
 
@@ -173,8 +285,12 @@ class TranslationSignal:
             if not word.isascii() and target is None and p.ZH_NOUN_AFTER.match(after):
                 continue
             into = p.INTO_WORD.match(text[start : start + 90])
-            if into and target is None and not self._is_language_word(into.group(1)):
-                continue  # "translate this into code"
+            if (
+                into
+                and target is None
+                and not self._is_language_word(_into_word(text, start, into))
+            ):
+                continue  # "translate this into code", "… into a SQL query"
             payload = p.PAYLOAD_MARK.search(after)
             if target is None and not payload and not p.IMPERATIVE_BEFORE.search(before):
                 continue
@@ -187,8 +303,8 @@ class TranslationSignal:
     def _is_language_word(self, word: str) -> bool:
         if word in _PRONOUNS or word in ("the", "a", "an", "plain", "simple", "proper"):
             return True
-        if word == "languages":  # "into five languages"
-            return True
+        if word in ("language", "languages") or word in _LANGUAGE_QUALIFIERS:
+            return True  # "into five languages", "into the target language"
         return self._names.resolve(word) is not None
 
     def _convert(self, scan: _Scan) -> _Found | None:
@@ -457,6 +573,16 @@ def _search_ends(pattern: re.Pattern[str], text: str) -> int | None:
         return match.start()
     match = pattern.search(text, len(text) - ASK_TAIL)
     return None if match is None else match.start()
+
+
+def _into_word(text: str, start: int, into: re.Match[str]) -> str:
+    """The word a verb translates "into": past an article ("into a spreadsheet formula")."""
+    word = into.group(1)
+    if word in ("a", "an", "the"):
+        after = _NEXT_WORD.match(text, start + into.end(1))
+        if after is not None:
+            return after.group(1)
+    return word
 
 
 def _ja_object(text: str, start: int) -> bool:

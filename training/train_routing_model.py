@@ -1,0 +1,118 @@
+"""Train the classifier's learned tier on generated requests and write the shipped weights.
+
+    python training/train_routing_model.py DATA.jsonl [--out MODEL.json.gz]
+
+Logistic regression (L2, full-batch Adam, balanced classes) over `router.classify.learned.features`
+(phrasing only: the rules' outcome is added at serving time as a fixed prior, see
+router/classify/learned.py). numpy is needed here only; serving reads plain JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from router.classify.learned import FORMAT, TRANSLATION_MODEL, Features, features
+from router.classify.text import normalise
+
+
+def featurise(texts: list[str]) -> list[Features]:
+    return [features(normalise(text)) for text in texts]
+
+
+def train(
+    featured: list[Features], labels: np.ndarray, min_count: int, l2: float, epochs: int
+) -> tuple[dict[str, float], float]:
+    rows = [feats.all() for feats in featured]
+    dense_names = {f for feats in featured for f in feats.dense}
+    counts: Counter[str] = Counter(f for feats in rows for f in set(feats))
+    vocab = {f: i for i, f in enumerate(sorted(f for f, c in counts.items() if c >= min_count))}
+    index = [
+        np.array(sorted({vocab[f] for f in feats if f in vocab}), dtype=np.int64) for feats in rows
+    ]
+    dense = np.array([f in dense_names for f in sorted(vocab, key=vocab.__getitem__)])
+    # The bag's scale uses its full size, known and unknown features alike, as at serving time.
+    lengths = np.array([len(feats.bag) for feats in featured], dtype=np.float64)
+    scale = 1.0 / np.sqrt(np.maximum(lengths, 1.0))
+    flat = np.concatenate(index)
+    row_of = np.repeat(np.arange(len(rows)), [len(ix) for ix in index])
+    values = np.where(dense[flat], 1.0, scale[row_of])
+    # Balanced classes: each label weighs half of the loss.
+    positive = labels.mean()
+    sample_weight = np.where(labels == 1, 0.5 / positive, 0.5 / (1 - positive)) / len(rows)
+    weights = np.zeros(len(vocab))
+    bias = 0.0
+    m, v = np.zeros(len(vocab) + 1), np.zeros(len(vocab) + 1)
+    rate, beta1, beta2 = 0.05, 0.9, 0.999
+    for epoch in range(1, epochs + 1):
+        logits = np.bincount(row_of, weights=weights[flat] * values, minlength=len(rows)) + bias
+        probs = 1.0 / (1.0 + np.exp(-logits))
+        error = (probs - labels) * sample_weight
+        grad_w = np.bincount(flat, weights=error[row_of] * values, minlength=len(vocab))
+        grad_w += 2 * l2 * weights
+        grad = np.append(grad_w, error.sum())
+        m = beta1 * m + (1 - beta1) * grad
+        v = beta2 * v + (1 - beta2) * grad * grad
+        step = rate * (m / (1 - beta1**epoch)) / (np.sqrt(v / (1 - beta2**epoch)) + 1e-8)
+        weights -= step[:-1]
+        bias -= step[-1]
+        if epoch % 50 == 0 or epoch == epochs:
+            loss = -(
+                sample_weight
+                * (labels * np.log(probs + 1e-12) + (1 - labels) * np.log(1 - probs + 1e-12))
+            ).sum()
+            accuracy = ((probs >= 0.5) == (labels == 1)).mean()
+            print(f"epoch {epoch}: loss {loss:.4f}  train accuracy {accuracy:.4f}", flush=True)
+    names = sorted(vocab, key=vocab.__getitem__)
+    return {n: float(w) for n, w in zip(names, weights, strict=True)}, float(bias)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--out", type=Path, default=TRANSLATION_MODEL)
+    parser.add_argument("--min-count", type=int, default=3)
+    parser.add_argument("--l2", type=float, default=1e-6)
+    parser.add_argument("--epochs", type=int, default=300)
+    parser.add_argument("--keep", type=float, default=0.002, help="drop weights smaller than this")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    records = [json.loads(line) for line in args.data.read_text("utf-8").splitlines() if line]
+    rows = featurise([r["text"] for r in records])
+    labels = np.array([1.0 if r["label"] == "translation" else 0.0 for r in records])
+    print(f"{len(rows)} rows featurised in {time.perf_counter() - started:.1f} s", flush=True)
+    weights, bias = train(rows, labels, args.min_count, args.l2, args.epochs)
+    kept = {f: round(w, 4) for f, w in weights.items() if abs(w) >= args.keep}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    model = {
+        "format": FORMAT,
+        "bias": round(bias, 4),
+        "weights": kept,
+        "trained_on": {
+            "rows": len(rows),
+            "l2": args.l2,
+            "epochs": args.epochs,
+            "min_count": args.min_count,
+        },
+    }
+    with gzip.open(args.out, "wt", encoding="utf-8", compresslevel=9) as handle:
+        json.dump(model, handle, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    size = args.out.stat().st_size
+    print(
+        f"{len(kept)} of {len(weights)} weights kept → {args.out} ({size / 1e6:.2f} MB), "
+        f"{time.perf_counter() - started:.1f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
