@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from router.classify.config import RecognitionConfig
 from router.classify.decision import RouteDecision
 from router.classify.examples import ExampleIndex, ExampleMatch
-from router.classify.learned import RULE_PRIOR, Score, features
+from router.classify.learned import CERTAIN, RULE_PRIOR, Score, features
 from router.classify.rules import RouteRules
 from router.classify.signals import SignalTier, SignalTools, build_signal
 from router.classify.text import content_text, last_text, normalise
@@ -77,7 +77,7 @@ class Classifier:
         near, vetoed = self._examples.near(normalised) if self._examples else (None, frozenset())
         signals: dict[str, object] = {}
         for tier in self._signals:
-            outcome = self._score(tier, user)
+            outcome = self._score(tier, user, top=TOP_FEATURES)
             instruction = tier.rules.detect_instruction(system, user) if system else None
             signals[tier.route] = {
                 "rules": _signal_dict(outcome.found) or {"kind": outcome.kind},
@@ -108,10 +108,16 @@ class Classifier:
 
     # -- the cascade ----------------------------------------------------------------------------
 
-    def _score(self, tier: SignalTier, text: str) -> _SignalOutcome:
-        found, kind = tier.rules.analyse(text)
-        feats = features(normalise(text))
-        score = tier.model.score(feats, TOP_FEATURES, RULE_PRIOR.get(kind, 0.0))
+    def _score(
+        self, tier: SignalTier, text: str, normalised: str | None = None, top: int = 0
+    ) -> _SignalOutcome:
+        """The rules' outcome and the model's score; `top` strongest features when a reason
+        will show them (finding them costs a sort, so only then)."""
+        normalised = normalise(text) if normalised is None else normalised
+        found, kind = tier.rules.analyse(text, normalised)
+        if kind in CERTAIN and not top:
+            return _SignalOutcome(tier, found, kind, Score(1.0, ()))
+        score = tier.model.score(features(normalised), top, RULE_PRIOR.get(kind, 0.0))
         return _SignalOutcome(tier, found, kind, score)
 
     def _decide(self, text: str, system: str) -> RouteDecision:
@@ -131,8 +137,8 @@ class Classifier:
             instruction = tier.rules.detect_instruction(system, text) if system else None
             if instruction is not None:
                 return _signal_decision(tier.route, instruction, "language", instruction.reason)
-            outcome = self._score(tier, text)
-            decision = self._learned_decision(outcome, text)
+            outcome = self._score(tier, text, normalised)
+            decision = self._learned_decision(outcome, text, normalised)
             if decision is not None:
                 return decision
             if outcome.found is not None and rejected is None:
@@ -150,6 +156,8 @@ class Classifier:
                 route, DEFAULT_CONFIDENCE, "examples", f"near a negative example of {routes}"
             )
         if rejected is not None and rejected.found is not None:
+            rejected = self._score(rejected.tier, text, normalised, TOP_FEATURES)
+            assert rejected.found is not None  # the same text: the same rules' outcome
             reason = (
                 f"learned tier rejects {rejected.tier.route} signal "
                 f"({rejected.found.reason}): p={rejected.score.probability:.2f}"
@@ -161,11 +169,18 @@ class Classifier:
             reason += f" ({sure_not.tier.route} rules: {sure_not.kind})"
         return RouteDecision(route, DEFAULT_CONFIDENCE, "default", reason)
 
-    def _learned_decision(self, outcome: _SignalOutcome, text: str) -> RouteDecision | None:
+    def _learned_decision(
+        self, outcome: _SignalOutcome, text: str, normalised: str
+    ) -> RouteDecision | None:
         """The signal route when the learned model (which weighs the rules' outcome) says so."""
-        score, found, route = outcome.score, outcome.found, outcome.tier.route
-        if score.probability < LEARNED_THRESHOLD:
+        found, route = outcome.found, outcome.tier.route
+        if outcome.score.probability < LEARNED_THRESHOLD:
             return None
+        if found is None:  # the model decides alone: its reason names its strongest features
+            outcome = self._score(outcome.tier, text, normalised, TOP_FEATURES)
+        score = outcome.score
+        if found is not None and outcome.kind in CERTAIN:
+            return _signal_decision(route, found, "language", found.reason)
         if found is not None:  # the rules and the model agree: the rules say why
             reason = f"{found.reason}; learned p={score.probability:.2f}"
             return _signal_decision(route, found, "language", reason, score.probability)

@@ -17,6 +17,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 
 from router.classify import phrasing as p
@@ -44,6 +45,8 @@ RULE_PRIOR = {
     # certain negatives: translation talked about, a check, a phrase in the asker's language
     "topic": -6.0, "checking": -6.0, "into_non_language": -6.0, "same_language": -6.0,
 }  # fmt: skip
+# Rule outcomes no phrasing statistics overturn: the model is not consulted for them.
+CERTAIN = frozenset(kind for kind, prior in RULE_PRIOR.items() if prior >= 30.0)
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
 
@@ -128,8 +131,8 @@ class LinearModel:
         """The probability of the model's label, its logit shifted by `prior`."""
         weights = self._weights
         scale = 1.0 / math.sqrt(max(1, len(feats.bag)))
-        bag = sum(weights.get(f, 0.0) for f in feats.bag) * scale
-        dense = sum(weights.get(f, 0.0) for f in feats.dense)
+        bag = sum(map(weights.get, feats.bag, repeat(0.0))) * scale
+        dense = sum(map(weights.get, feats.dense, repeat(0.0)))
         logit = self._bias + prior + bag + dense
         probability = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit))))
         return Score(probability, self._strongest(feats, scale, top) if top else ())

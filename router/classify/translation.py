@@ -89,6 +89,8 @@ class _Scan:
     targets: tuple[Mention, ...]
     weak_targets: tuple[Mention, ...]
     sources: tuple[Mention, ...]
+    # Every "translate" verb or noun in the window (one regex pass, shared by the checks).
+    verbs: tuple[re.Match[str], ...]
 
 
 class TranslationSignal:
@@ -103,13 +105,13 @@ class TranslationSignal:
     def detect(self, raw: str) -> SignalResult | None:
         return self.analyse(raw)[0]
 
-    def analyse(self, raw: str) -> tuple[SignalResult | None, str]:
+    def analyse(self, raw: str, normalised: str | None = None) -> tuple[SignalResult | None, str]:
         """The phrasing that asks for a translation and what it says; when none does, what
         the rules are sure of instead: "topic" (translation talked about, not asked for),
         "checking" (is this right?), "into_non_language" ("translate this into SQL"),
         "same_language" (the meaning or wording of a phrase in the asker's own language),
-        or "none"."""
-        full = normalise(raw)
+        or "none". `normalised` is `normalise(raw)` when the caller has it already."""
+        full = normalise(raw) if normalised is None else normalised
         scan = self._scan(window(full))
         found, kind = None, ""
         checking = p.CHECKING.match(scan.text)
@@ -139,7 +141,7 @@ class TranslationSignal:
             return "checking"
         if p.TOPIC.search(text):
             return "topic"
-        if not scan.targets and self._into_non_language(text):
+        if not scan.targets and self._into_non_language(scan):
             return "into_non_language"  # "translate the numbers into words / a SQL query"
         if len(text) < 200 and not scan.targets and not scan.weak_targets:
             asked = p.MEANING.search(text)
@@ -151,8 +153,9 @@ class TranslationSignal:
                     return "same_language"  # "what does 'piece of cake' mean?"
         return "none"
 
-    def _into_non_language(self, text: str) -> bool:
-        for hit in p.TRANSLATE.finditer(text):
+    def _into_non_language(self, scan: _Scan) -> bool:
+        text = scan.text
+        for hit in scan.verbs:
             into = p.INTO_WORD.match(text[hit.start() : hit.start() + 90])
             if into and not self._is_language_word(_into_word(text, hit.start(), into)):
                 return True
@@ -247,7 +250,8 @@ class TranslationSignal:
                 targets.append(mention)
             elif p.WEAK_TARGET_BEFORE.search(before):
                 weak.append(mention)
-        return _Scan(text, tuple(mentions), tuple(targets), tuple(weak), tuple(sources))
+        verbs = tuple(p.TRANSLATE.finditer(text))
+        return _Scan(text, tuple(mentions), tuple(targets), tuple(weak), tuple(sources), verbs)
 
     @staticmethod
     def _pick(candidates: tuple[Mention, ...], anchor: int) -> str | None:
@@ -264,7 +268,7 @@ class TranslationSignal:
     def _verb(self, scan: _Scan) -> _Found | None:
         """An explicit verb or noun of translating, used as a request."""
         text = scan.text
-        for hit in p.TRANSLATE.finditer(text):
+        for hit in scan.verbs:
             start, end = hit.span()
             word = hit.group()
             if _quoted(text, start, end):

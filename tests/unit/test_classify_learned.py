@@ -71,7 +71,11 @@ def test_certain_rules_are_not_overturned(classifier: Classifier) -> None:
         "language",
         "French",
     )
-    assert "learned p=" in decision.reason
+    assert decision.reason == "translation verb 'translate' + target 'French'"
+    # A weaker phrasing is weighed by the model, and the reason says so.
+    weaker = classifier.classify_text("how do you say good luck in Polish")
+    assert (weaker.route, weaker.tier) == ("translation", "language"), weaker
+    assert "learned p=" in weaker.reason
 
 
 def test_quoted_spans_are_payload_not_phrasing() -> None:
