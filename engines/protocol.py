@@ -23,7 +23,8 @@ class PreparedPrompt:
 class GenerationRequest:
     request_id: str
     prompt: PreparedPrompt
-    # Validated, merged sampling fields (see router.sampling); names follow vLLM's SamplingParams.
+    # Validated, merged sampling fields (router.pipeline.sampling); names and meanings are
+    # vLLM's SamplingParams'.
     sampling: Mapping[str, Any] = field(default_factory=dict)
     # vLLM semantics: lower runs first. Only honoured with the priority scheduling policy.
     priority: int = 0

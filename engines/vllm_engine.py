@@ -21,7 +21,7 @@ from typing import Any
 import structlog
 
 from engines.batch_encoder import BatchEncode, BatchEncoder
-from engines.config import EngineConfig
+from engines.config import SAMPLING_FIELDS, EngineConfig
 from engines.errors import EngineDeadError, EngineNotReadyError, EngineRequestError
 from engines.protocol import EngineStats, GenerationChunk, GenerationRequest, PreparedPrompt
 from engines.sources import is_builtin, resolve_model
@@ -30,11 +30,8 @@ from engines.vllm_stats import SchedulerSnapshot, stat_logger_factory
 
 log = structlog.get_logger("switchboard.vllm")
 
-# Keys of ours that map onto SamplingParams fields of the same name.
-_SAMPLING_KEYS = (
-    "temperature", "top_p", "top_k", "min_p", "max_tokens", "min_tokens", "presence_penalty",
-    "frequency_penalty", "repetition_penalty", "stop", "seed", "ignore_eos", "n",
-)  # fmt: skip
+# The sampling fields the gateway accepts map onto SamplingParams fields of the same name.
+_SAMPLING_KEYS = tuple(SAMPLING_FIELDS)
 
 PROCESS_EXIT_TIMEOUT_S = 10.0
 MULTIPROC_ENV = "VLLM_WORKER_MULTIPROC_METHOD"

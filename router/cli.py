@@ -118,13 +118,17 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_prepare_models(args: argparse.Namespace) -> int:
-    from engines.sources import is_builtin, prepare_builtin
+    from engines.sources import ModelSourceError, is_builtin, prepare_builtin
 
     config = _load(args.config, check_engine_args=False)
     models = sorted({e.model for e in config.engines.values() if is_builtin(e.model)})
     for model in models:
         print(f"preparing {model} ...", flush=True)
-        path = prepare_builtin(model)
+        try:
+            path = prepare_builtin(model)
+        except ModelSourceError as exc:  # no index, a bad digest: say so, no traceback
+            print(f"switchboard: {exc}", file=sys.stderr)
+            return 1
         print(f"  {model} -> {path}", flush=True)
     return 0
 
