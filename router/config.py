@@ -81,6 +81,11 @@ class ServerConfig:
     max_message_chars: int = 200_000
     max_n: int = 8
     record_file: str | None = None
+    # Rotate the record file past this size (0: never; logrotate + SIGUSR1 is the other way),
+    # keeping this many old files; lines beyond the writer's queue are dropped and counted.
+    record_max_bytes: int = 0
+    record_backups: int = 5
+    record_queue_lines: int = 10_000
     # Serve even when an engine failed to start (its routes answer 503 or fall back);
     # by default such a start-up fails, naming the engine and the cause.
     allow_degraded_start: bool = False
@@ -227,6 +232,11 @@ def _parse_server(raw: Any) -> ServerConfig:
         if default is None:
             types = (str,)
         values[key] = _typed(f"server.{key}", data[key], types, types[0].__name__)
+    for key in ("record_max_bytes", "record_backups"):
+        if values.get(key, 0) < 0:
+            raise ConfigError(f"server.{key}", "must be >= 0")
+    if values.get("record_queue_lines", 1) < 1:
+        raise ConfigError("server.record_queue_lines", "must be >= 1")
     if values.get("log_format", "console") not in ("console", "json"):
         raise ConfigError("server.log_format", "must be 'console' or 'json'")
     return ServerConfig(**values)

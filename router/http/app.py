@@ -39,7 +39,7 @@ from router.reload import ConfigLoader, Reloader, install_sighup, watch_file
 from router.snapshot import Snapshot
 from router.telemetry.metrics import GatewayMetrics
 from router.telemetry.record import RequestRecord
-from router.telemetry.recorder import open_recorder
+from router.telemetry.recorder import RecordCollector, open_recorder
 
 log = structlog.get_logger("switchboard.app")
 
@@ -149,8 +149,13 @@ def build_app(
             snapshot=Snapshot.build(config, classifier, keys, registry.handles),
             registry=registry,
             metrics=GatewayMetrics(http_paths=(e.path for e in ENDPOINTS)),
-            recorder=open_recorder(config.server.record_file),
+            recorder=open_recorder(config.server.record_file, config.server.record_max_bytes,
+                                   config.server.record_backups,
+                                   config.server.record_queue_lines),
         )
+        if gateway.recorder is not None:
+            gateway.metrics.registry.register(RecordCollector(gateway.recorder))
+            gateway.recorder.install_reopen_signal()
         gateway.metrics.watch_engines(gateway.engine_snapshots)
         reloader = Reloader(gateway, config_loader or load_config,
                             drain_timeout_s=config.server.reload_drain_timeout_s)
