@@ -142,6 +142,20 @@ def cmd_eval_routing(args: argparse.Namespace) -> int:
     return 0 if report.accuracy >= args.min_accuracy else 1
 
 
+def cmd_explain(args: argparse.Namespace) -> int:
+    import orjson
+
+    from router.pipeline.choose import build_classifier
+
+    config = _load(args.config, check_engine_args=False)
+    messages = [{"role": "user", "content": args.text}]
+    if args.system:
+        messages.insert(0, {"role": "system", "content": args.system})
+    explained = build_classifier(config).explain(messages)
+    print(orjson.dumps(explained, option=orjson.OPT_INDENT_2).decode())
+    return 0
+
+
 def cmd_ab_report(args: argparse.Namespace) -> int:
     import orjson
 
@@ -201,6 +215,12 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--config", default=DEFAULT_CONFIG)
     ev.add_argument("--min-accuracy", type=float, default=0.0)
     ev.set_defaults(func=cmd_eval_routing)
+
+    explain = sub.add_parser("explain", help="every routing tier's view of one request")
+    explain.add_argument("text", help="the user message")
+    explain.add_argument("--system", help="a system prompt to classify with")
+    explain.add_argument("--config", default=DEFAULT_CONFIG)
+    explain.set_defaults(func=cmd_explain)
 
     ab = sub.add_parser("ab-report", help="compare variants from the gateway's record file")
     ab.add_argument("records", nargs="?", help="record file (default: server.record_file)")

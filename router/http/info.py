@@ -24,6 +24,9 @@ async def classify(request: Request) -> Response:
     payload = decision.as_dict()
     if route is not None:
         payload["engine"] = route.engine
+    if request.query_params.get("explain") in ("1", "true"):
+        # Every tier's scores for the conversation, whatever tier decided.
+        payload["explain"] = snapshot.table.classifier.explain(parsed.raw_messages)
     return json_response(payload)
 
 
