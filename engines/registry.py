@@ -114,14 +114,28 @@ class EngineRegistry:
         new = [EngineHandle(config=c, engine=self._factory(c)) for c in configs]
         for handle in new:
             self._handles[handle.name] = handle
-        await asyncio.gather(*(self._start_one(h) for h in new))
+        await self._start_all(new)
         return new
 
     async def start_detached(self, configs: Iterable[EngineConfig]) -> list[EngineHandle]:
         """Start engines that take no traffic yet (a reload installs them after warm-up)."""
         new = [EngineHandle(config=c, engine=self._factory(c)) for c in configs]
-        await asyncio.gather(*(self._start_one(h) for h in new))
+        await self._start_all(new)
         return new
+
+    async def _start_all(self, handles: list[EngineHandle]) -> None:
+        """Start `handles` concurrently. Cancelled meanwhile (SIGTERM during start-up, a
+        cancelled reload), it closes every one of them before re-raising: a start still in
+        its build thread would otherwise leave an engine-core process nobody owns."""
+        try:
+            await asyncio.gather(*(self._start_one(h) for h in handles))
+        except BaseException:
+            for handle in handles:
+                if self._handles.get(handle.name) is handle:
+                    del self._handles[handle.name]
+            # Shielded: the close must finish even though this task is being cancelled.
+            await asyncio.shield(self.close_handles(handles))
+            raise
 
     def install(self, handle: EngineHandle) -> EngineHandle | None:
         """Make `handle` the engine of its name; returns the one it replaces."""
