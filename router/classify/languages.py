@@ -166,6 +166,8 @@ class LanguageNames:
         for name, english in EXTRA_NAMES.items():
             names[name.casefold()] = english
         self._names = names
+        # First words of two-word names ("tiếng", "brazilian"): only these start a pair lookup.
+        self._pair_starts = frozenset(n.split(" ", 1)[0] for n in names if " " in n)
         self._by_code = by_code
         self.nationality("france")  # loads langcodes' territory-name data now, not mid-request
         self._max_cjk = 6
@@ -176,7 +178,7 @@ class LanguageNames:
         found = self._names.get(word)
         if found is None and word.startswith("по-"):
             found = self._names.get(word[3:])
-        if found is None and "\uac00" <= word[:1] <= "\ud7a3":
+        if found is None and _is_hangul(word[:1]):
             found = self._names.get(_HANGUL_PARTICLE.sub("", word))
         return found
 
@@ -196,19 +198,25 @@ class LanguageNames:
     def mentions(self, text: str, tokens: list[re.Match[str]]) -> list[Mention]:
         """Language names in `text` (normalised), given its word tokens."""
         found: list[Mention] = []
+        names = self._names
         index = 0
         while index < len(tokens):
             token = tokens[index]
-            if index + 1 < len(tokens):  # two-word names: "tiếng anh", "brazilian portuguese"
+            word = token.group()
+            # Two-word names: "tiếng anh", "brazilian portuguese".
+            if index + 1 < len(tokens) and word in self._pair_starts:
                 pair = text[token.start() : tokens[index + 1].end()]
-                language = self._names.get(pair)
+                language = names.get(pair)
                 if language is not None and " " in pair:
                     found.append(Mention(language, token.start(), tokens[index + 1].end()))
                     index += 2
                     continue
-            word = token.group()
             if word.isascii() or not _is_cjk(word[0]):
-                language = self.resolve(word)
+                # Tokens of normalised text are casefolded already: resolve() only for the
+                # prefixed and Hangul forms it strips.
+                language = names.get(word)
+                if language is None and (word.startswith("по-") or _is_hangul(word[:1])):
+                    language = self.resolve(word)
                 if language is not None:
                     found.append(Mention(language, token.start(), token.end()))
             else:
@@ -226,6 +234,10 @@ class LanguageNames:
                 if language is not None:
                     yield Mention(language, start + stop - length, start + stop)
                     break
+
+
+def _is_hangul(char: str) -> bool:
+    return "\uac00" <= char <= "\ud7a3"
 
 
 def _is_cjk(char: str) -> bool:

@@ -141,7 +141,8 @@ class LinearModel:
         """The `top` features that pushed hardest, with their scaled contributions."""
         hits = [(f, self._weights[f] * scale) for f in feats.bag if f in self._weights]
         hits += [(f, self._weights[f]) for f in feats.dense if f in self._weights]
-        hits.sort(key=lambda hit: abs(hit[1]), reverse=True)
+        # Ties broken by name: the features come from sets, whose order changes per process.
+        hits.sort(key=lambda hit: (-abs(hit[1]), hit[0]))
         return tuple((f, round(w, 3)) for f, w in hits[:top])
 
     def __len__(self) -> int:
