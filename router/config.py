@@ -111,6 +111,15 @@ class AuthConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class RateLimitConfig:
+    """One tier's budget per API key (None: that dimension is not limited)."""
+
+    requests_per_minute: int | None = None
+    tokens_per_minute: int | None = None
+    tokens_per_day: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class GatewayConfig:
     server: ServerConfig
     engines: Mapping[str, EngineConfig]
@@ -119,6 +128,8 @@ class GatewayConfig:
     source_path: str = ""
     digest: str = ""
     auth: AuthConfig = field(default_factory=AuthConfig)
+    # Tier name -> rate limits for each key of that tier; tiers not listed are unlimited.
+    rate_limits: Mapping[str, RateLimitConfig] = field(default_factory=dict)
 
 
 def load_config(
@@ -141,9 +152,11 @@ def parse_config(
         raise ConfigError("", f"invalid YAML: {exc}") from exc
     if not isinstance(raw, dict):
         raise ConfigError("", "the top level must be a mapping with 'engines' and 'routes'")
-    _check_keys("", raw, {"server", "engines", "routes", "default_route", "auth"})
+    _check_keys("", raw, {"server", "engines", "routes", "default_route", "auth",
+                          "rate_limits"})
     server = _parse_server(raw.get("server") or {})
     auth = _parse_auth(raw.get("auth"), source_path)
+    rate_limits = _parse_rate_limits(raw.get("rate_limits"), auth)
     engines = _parse_engines(raw.get("engines"), engine_arg_names)
     routes = _parse_routes(raw.get("routes"), engines)
     default_route = raw.get("default_route")
@@ -154,7 +167,8 @@ def parse_config(
             "default_route", f"unknown route {default_route!r} (known: {', '.join(routes)})"
         )
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-    return GatewayConfig(server, engines, routes, default_route, source_path, digest, auth)
+    return GatewayConfig(server, engines, routes, default_route, source_path, digest, auth,
+                         rate_limits)
 
 
 def _parse_auth(raw: Any, source_path: str) -> AuthConfig:
@@ -172,6 +186,26 @@ def _parse_auth(raw: Any, source_path: str) -> AuthConfig:
     if "admin" in tiers:
         raise ConfigError("auth.tiers.admin", "'admin' is a role, not a tier name")
     return AuthConfig(keys_env=keys_env, keys_file=keys_file, tiers=tiers)
+
+
+def _parse_rate_limits(raw: Any, auth: AuthConfig) -> dict[str, RateLimitConfig]:
+    if raw is None:
+        return {}
+    out: dict[str, RateLimitConfig] = {}
+    fields = RateLimitConfig.__slots__
+    for tier, section in _mapping("rate_limits", raw).items():
+        path = f"rate_limits.{tier}"
+        if tier not in auth.tiers:
+            raise ConfigError(path, _unknown_message("tier", str(tier), auth.tiers))
+        data = _mapping(path, section)
+        _check_keys(path, data, fields)
+        values: dict[str, int] = {}
+        for key, value in data.items():
+            values[key] = _typed(f"{path}.{key}", value, (int,), "an integer")
+            if values[key] < 1:
+                raise ConfigError(f"{path}.{key}", "must be >= 1")
+        out[str(tier)] = RateLimitConfig(**values)
+    return out
 
 
 def _check_keys(path: str, mapping: Mapping[str, Any], allowed: Collection[str]) -> None:

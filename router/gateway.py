@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engines.registry import EngineRegistry, EngineState
+from router.pipeline.ratelimit import RateLimiter
 from router.snapshot import Snapshot
 from router.telemetry.metrics import EngineSnapshot, GatewayMetrics
 from router.telemetry.record import RequestRecord
@@ -44,6 +45,8 @@ class Gateway:
     recorder: RecordWriter | None = None
     draining: bool = False
     in_flight: InFlight = field(default_factory=InFlight)
+    # What each API key used of its rate limits; the limits themselves are in the snapshot.
+    limiter: RateLimiter = field(default_factory=RateLimiter)
     # Work the gateway runs beside requests (shadow copies); cancelled at shutdown.
     background: set[asyncio.Task[None]] = field(default_factory=set)
 

@@ -31,10 +31,12 @@ from router.http.auth import AuthMiddleware
 from router.http.compare import compare
 from router.http.middleware import RequestContextMiddleware
 from router.http.openapi import Endpoint, openapi_document
+from router.http.ratelimit import RateLimitMiddleware
 from router.http.responses import error_response, json_response
 from router.keys import KeyStore
 from router.pipeline.choose import build_classifier
 from router.pipeline.entry import Pipeline
+from router.pipeline.ratelimit import RateLimitCollector
 from router.reload import ConfigLoader, Reloader, install_sighup, watch_file
 from router.snapshot import Snapshot
 from router.telemetry.metrics import GatewayMetrics
@@ -156,6 +158,7 @@ def build_app(
         if gateway.recorder is not None:
             gateway.metrics.registry.register(RecordCollector(gateway.recorder))
             gateway.recorder.install_reopen_signal()
+        gateway.metrics.registry.register(RateLimitCollector(lambda: gateway.limiter))
         gateway.metrics.watch_engines(gateway.engine_snapshots)
         reloader = Reloader(gateway, config_loader or load_config,
                             drain_timeout_s=config.server.reload_drain_timeout_s)
@@ -179,7 +182,8 @@ def build_app(
 
     return Starlette(
         routes=[Route(e.path, e.handler, methods=[e.method]) for e in ENDPOINTS],
-        middleware=[Middleware(RequestContextMiddleware), Middleware(AuthMiddleware)],
+        middleware=[Middleware(RequestContextMiddleware), Middleware(AuthMiddleware),
+                    Middleware(RateLimitMiddleware)],
         exception_handlers={
             GatewayError: _gateway_error,
             HTTPException: _not_found,

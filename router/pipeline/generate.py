@@ -37,6 +37,7 @@ from router.errors import (
 )
 from router.gateway import InFlight
 from router.pipeline.prepare import LanePlan, fit_context, render_prompt
+from router.pipeline.ratelimit import current_budget
 from router.pipeline.request import CompletionRequest
 from router.telemetry.record import RequestRecord
 
@@ -65,6 +66,8 @@ class Generation:
         self._in_flight = in_flight
         self._on_admitted = on_admitted
         self._on_done = on_done
+        # The caller's rate-limit budget; shadow copies are the operator's, never charged.
+        self._budget = None if record.traffic == "shadow" else current_budget.get()
         self._steps = self._lifecycle()
 
     @property
@@ -117,6 +120,8 @@ class Generation:
                 prompt = await render_prompt(plan, self.request)
                 sampling = fit_context(plan, prompt, self.request)
                 record.prompt_tokens = len(prompt.token_ids)
+                if self._budget is not None:
+                    self._budget.charge_tokens(record.prompt_tokens)
                 if self._on_admitted is not None:
                     self._on_admitted(self)
                 yield None  # prepared: the caller may answer with headers now
@@ -185,6 +190,8 @@ class Generation:
                 handle.cut_off.discard(request_id)
                 self._in_flight.leave()
             record.finished_at = time.monotonic()
+            if self._budget is not None:
+                self._budget.charge_tokens(record.completion_tokens)
             if self._on_done is not None:
                 self._on_done(self)
             if abort is not None:
