@@ -12,6 +12,7 @@ training and serving features cannot drift apart.
 from __future__ import annotations
 
 import gzip
+import heapq
 import itertools
 import json
 import math
@@ -76,8 +77,17 @@ class Features:
     so a long request's many n-grams do not drown the rest) and a few shape features that
     count at full weight."""
 
-    bag: list[str]
+    grams: set[str]  # character n-grams, without the "c:" prefix their weights carry
+    words: list[str]  # word, bigram, first and last features, prefixed
     dense: list[str]
+
+    @property
+    def bag(self) -> list[str]:
+        return [f"c:{g}" for g in self.grams] + self.words
+
+    @property
+    def bag_size(self) -> int:
+        return len(self.grams) + len(self.words)
 
     def all(self) -> list[str]:
         return self.bag + self.dense
@@ -89,9 +99,8 @@ def features(normalised: str) -> Features:
     window = _SPACES.sub(" ", _DIGITS.sub("0", masked)).strip()
     padded = f" {window} "
     grams = {padded[i : i + n] for n in NGRAM_SIZES for i in range(len(padded) - n + 1)}
-    bag = [f"c:{g}" for g in grams]
     words = p.WORD.findall(window)
-    bag.extend({f"w:{w}" for w in words})
+    bag = [f"w:{w}" for w in set(words)]
     bag.extend({f"b:{a} {b}" for a, b in itertools.pairwise(words)})
     if words:
         bag.append(f"first:{words[0]}")
@@ -101,7 +110,7 @@ def features(normalised: str) -> Features:
     if quoted:
         quote_script = dominant_script(" ".join(quoted)[:SCRIPT_SAMPLE]) or "none"
         dense.append(f"quote:{quote_script}>{frame_script}")
-    return Features(bag, dense)
+    return Features(grams, bag, dense)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +125,9 @@ class LinearModel:
 
     def __init__(self, weights: dict[str, float], bias: float, scale: str = "sqrt") -> None:
         self._weights = weights
+        # The n-gram weights again, keyed without their prefix: scoring then looks the
+        # request's n-grams up as they are, without building a string per n-gram.
+        self._gram_weights = {k[2:]: v for k, v in weights.items() if k.startswith("c:")}
         self._bias = bias
         self._scale = scale
 
@@ -130,8 +142,9 @@ class LinearModel:
     def score(self, feats: Features, top: int = 0, prior: float = 0.0) -> Score:
         """The probability of the model's label, its logit shifted by `prior`."""
         weights = self._weights
-        scale = 1.0 / math.sqrt(max(1, len(feats.bag)))
-        bag = sum(map(weights.get, feats.bag, repeat(0.0))) * scale
+        scale = 1.0 / math.sqrt(max(1, feats.bag_size))
+        bag = (sum(map(self._gram_weights.get, feats.grams, repeat(0.0)))
+               + sum(map(weights.get, feats.words, repeat(0.0)))) * scale
         dense = sum(map(weights.get, feats.dense, repeat(0.0)))
         logit = self._bias + prior + bag + dense
         probability = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit))))
@@ -139,11 +152,13 @@ class LinearModel:
 
     def _strongest(self, feats: Features, scale: float, top: int) -> tuple[tuple[str, float], ...]:
         """The `top` features that pushed hardest, with their scaled contributions."""
-        hits = [(f, self._weights[f] * scale) for f in feats.bag if f in self._weights]
+        grams = self._gram_weights
+        hits = [(f"c:{g}", grams[g] * scale) for g in feats.grams if g in grams]
+        hits += [(f, self._weights[f] * scale) for f in feats.words if f in self._weights]
         hits += [(f, self._weights[f]) for f in feats.dense if f in self._weights]
         # Ties broken by name: the features come from sets, whose order changes per process.
-        hits.sort(key=lambda hit: (-abs(hit[1]), hit[0]))
-        return tuple((f, round(w, 3)) for f, w in hits[:top])
+        strongest = heapq.nsmallest(top, hits, key=lambda hit: (-abs(hit[1]), hit[0]))
+        return tuple((f, round(w, 3)) for f, w in strongest)
 
     def __len__(self) -> int:
         return len(self._weights)
