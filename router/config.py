@@ -119,6 +119,22 @@ class RateLimitConfig:
     tokens_per_day: int | None = None
 
 
+TRACING_EXPORTERS = ("none", "otlp")
+TRACING_PROTOCOLS = ("http/protobuf", "grpc")
+
+
+@dataclass(frozen=True, slots=True)
+class TracingConfig:
+    """OpenTelemetry export (read at start-up; off unless an exporter is named)."""
+
+    exporter: str = "none"
+    endpoint: str = "http://127.0.0.1:4318/v1/traces"
+    protocol: str = "http/protobuf"
+    insecure: bool = True  # grpc only: plain text to a local collector
+    service_name: str = "switchboard"
+    sample_ratio: float = 1.0
+
+
 @dataclass(frozen=True, slots=True)
 class GatewayConfig:
     server: ServerConfig
@@ -130,6 +146,7 @@ class GatewayConfig:
     auth: AuthConfig = field(default_factory=AuthConfig)
     # Tier name -> rate limits for each key of that tier; tiers not listed are unlimited.
     rate_limits: Mapping[str, RateLimitConfig] = field(default_factory=dict)
+    tracing: TracingConfig = field(default_factory=TracingConfig)
 
 
 def load_config(
@@ -153,10 +170,11 @@ def parse_config(
     if not isinstance(raw, dict):
         raise ConfigError("", "the top level must be a mapping with 'engines' and 'routes'")
     _check_keys("", raw, {"server", "engines", "routes", "default_route", "auth",
-                          "rate_limits"})
+                          "rate_limits", "tracing"})
     server = _parse_server(raw.get("server") or {})
     auth = _parse_auth(raw.get("auth"), source_path)
     rate_limits = _parse_rate_limits(raw.get("rate_limits"), auth)
+    tracing = _parse_tracing(raw.get("tracing"))
     engines = _parse_engines(raw.get("engines"), engine_arg_names)
     routes = _parse_routes(raw.get("routes"), engines)
     default_route = raw.get("default_route")
@@ -168,7 +186,7 @@ def parse_config(
         )
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
     return GatewayConfig(server, engines, routes, default_route, source_path, digest, auth,
-                         rate_limits)
+                         rate_limits, tracing)
 
 
 def _parse_auth(raw: Any, source_path: str) -> AuthConfig:
@@ -206,6 +224,29 @@ def _parse_rate_limits(raw: Any, auth: AuthConfig) -> dict[str, RateLimitConfig]
                 raise ConfigError(f"{path}.{key}", "must be >= 1")
         out[str(tier)] = RateLimitConfig(**values)
     return out
+
+
+def _parse_tracing(raw: Any) -> TracingConfig:
+    if raw is None:
+        return TracingConfig()
+    data = _mapping("tracing", raw)
+    _check_keys("tracing", data, TracingConfig.__slots__)
+    defaults = TracingConfig()
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        default = getattr(defaults, key)
+        types: tuple[type, ...] = (int, float) if isinstance(default, float) else (type(default),)
+        values[key] = _typed(f"tracing.{key}", value, types, types[0].__name__)
+    tracing = TracingConfig(**values)
+    if tracing.exporter not in TRACING_EXPORTERS:
+        raise ConfigError("tracing.exporter", _unknown_message(
+            "exporter", tracing.exporter, TRACING_EXPORTERS))
+    if tracing.protocol not in TRACING_PROTOCOLS:
+        raise ConfigError("tracing.protocol", _unknown_message(
+            "protocol", tracing.protocol, TRACING_PROTOCOLS))
+    if not 0.0 <= tracing.sample_ratio <= 1.0:
+        raise ConfigError("tracing.sample_ratio", "must be between 0 and 1")
+    return tracing
 
 
 def _check_keys(path: str, mapping: Mapping[str, Any], allowed: Collection[str]) -> None:

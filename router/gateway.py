@@ -17,6 +17,7 @@ from router.snapshot import Snapshot
 from router.telemetry.metrics import EngineSnapshot, GatewayMetrics
 from router.telemetry.record import RequestRecord
 from router.telemetry.recorder import RecordWriter
+from router.telemetry.tracing import Tracing
 
 
 class InFlight:
@@ -47,6 +48,7 @@ class Gateway:
     in_flight: InFlight = field(default_factory=InFlight)
     # What each API key used of its rate limits; the limits themselves are in the snapshot.
     limiter: RateLimiter = field(default_factory=RateLimiter)
+    tracing: Tracing | None = None  # None: tracing is off
     # Work the gateway runs beside requests (shadow copies); cancelled at shutdown.
     background: set[asyncio.Task[None]] = field(default_factory=set)
 

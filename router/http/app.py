@@ -23,7 +23,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from engines.registry import EngineFactory, EngineHandle, EngineRegistry, EngineState
-from router.config import GatewayConfig, load_config
+from router.config import GatewayConfig, TracingConfig, load_config
 from router.errors import GatewayError, InternalError, MethodNotAllowedError, NotFoundError
 from router.gateway import Gateway
 from router.http import admin, completions, info, playground
@@ -33,6 +33,7 @@ from router.http.middleware import RequestContextMiddleware
 from router.http.openapi import Endpoint, openapi_document
 from router.http.ratelimit import RateLimitMiddleware
 from router.http.responses import error_response, json_response
+from router.http.tracing import TracingMiddleware
 from router.keys import KeyStore
 from router.pipeline.choose import build_classifier
 from router.pipeline.entry import Pipeline
@@ -42,6 +43,7 @@ from router.snapshot import Snapshot
 from router.telemetry.metrics import GatewayMetrics
 from router.telemetry.record import RequestRecord
 from router.telemetry.recorder import RecordCollector, open_recorder
+from router.telemetry.tracing import Tracing
 
 log = structlog.get_logger("switchboard.app")
 
@@ -125,11 +127,13 @@ def build_app(
     config_loader: ConfigLoader | None = None,
     watch: bool = False,
     on_start_error: Callable[[BaseException], None] | None = None,
+    make_tracing: Callable[[TracingConfig], Tracing | None] = Tracing.from_config,
 ) -> Starlette:
     """Build the gateway. `on_state` receives the gateway once its engines are up (the
     server uses it to drain on SIGTERM; tests use it to reach the engines);
     `on_start_error` what stopped the start-up (uvicorn only logs it).
-    `config_loader` re-reads routes.yaml on reload; `watch` reloads when the file changes."""
+    `config_loader` re-reads routes.yaml on reload; `watch` reloads when the file changes;
+    `make_tracing` builds tracing from routes.yaml's `tracing:` (tests give their exporter)."""
     # Read now, so that a bad auth section fails before any engine starts.
     keys = KeyStore.from_config(config.auth) if config.auth.enabled else None
 
@@ -145,6 +149,7 @@ def build_app(
             if on_start_error is not None:
                 on_start_error(error)
             raise error
+        tracing = make_tracing(config.tracing)
         # Building a classifier loads language models (~0.5 s of CPU): not on the loop.
         classifier = await asyncio.to_thread(build_classifier, config)
         gateway = Gateway(
@@ -159,6 +164,7 @@ def build_app(
             gateway.metrics.registry.register(RecordCollector(gateway.recorder))
             gateway.recorder.install_reopen_signal()
         gateway.metrics.registry.register(RateLimitCollector(lambda: gateway.limiter))
+        gateway.tracing = tracing
         gateway.metrics.watch_engines(gateway.engine_snapshots)
         reloader = Reloader(gateway, config_loader or load_config,
                             drain_timeout_s=config.server.reload_drain_timeout_s)
@@ -178,12 +184,14 @@ def build_app(
             await registry.aclose()
             if gateway.recorder is not None:
                 await asyncio.to_thread(gateway.recorder.close)
+            if gateway.tracing is not None:
+                await asyncio.to_thread(gateway.tracing.shutdown)
             log.info("gateway_stopped")
 
     return Starlette(
         routes=[Route(e.path, e.handler, methods=[e.method]) for e in ENDPOINTS],
-        middleware=[Middleware(RequestContextMiddleware), Middleware(AuthMiddleware),
-                    Middleware(RateLimitMiddleware)],
+        middleware=[Middleware(TracingMiddleware), Middleware(RequestContextMiddleware),
+                    Middleware(AuthMiddleware), Middleware(RateLimitMiddleware)],
         exception_handlers={
             GatewayError: _gateway_error,
             HTTPException: _not_found,

@@ -40,6 +40,7 @@ from router.pipeline.prepare import LanePlan, fit_context, render_prompt
 from router.pipeline.ratelimit import current_budget
 from router.pipeline.request import CompletionRequest
 from router.telemetry.record import RequestRecord
+from router.telemetry.tracing import LaneSpans, current_trace
 
 LaneHook = Callable[["Generation"], None]
 
@@ -68,6 +69,8 @@ class Generation:
         self._on_done = on_done
         # The caller's rate-limit budget; shadow copies are the operator's, never charged.
         self._budget = None if record.traffic == "shadow" else current_budget.get()
+        trace = current_trace.get()
+        self._spans = None if trace is None else LaneSpans(trace, plan.handle.name, record)
         self._steps = self._lifecycle()
 
     @property
@@ -111,12 +114,18 @@ class Generation:
         stream: AsyncIterator[GenerationChunk] | None = None
         watchdog: _Watchdog | None = None
         admitted = finished = False
+        spans = self._spans
+        error: BaseException | None = None
         try:
             try:
+                if spans is not None:
+                    spans.admission(handle.admission.outstanding, handle.admission.waiting)
                 ticket = handle.admission.acquire(plan.n, plan.bound)
                 admitted = True
                 handle.requests.add(request_id)
                 self._in_flight.enter()
+                if spans is not None:
+                    spans.step("prepare")
                 prompt = await render_prompt(plan, self.request)
                 sampling = fit_context(plan, prompt, self.request)
                 record.prompt_tokens = len(prompt.token_ids)
@@ -131,6 +140,8 @@ class Generation:
                     first_deadline = min(deadline, loop.time() + plan.first_token_timeout_s)
                 watchdog = _Watchdog(loop, handle, request_id)
                 watchdog.arm(first_deadline)
+                if spans is not None:
+                    spans.step("engine")  # submission to first token: queue and prefill
                 stream = handle.engine.generate(
                     GenerationRequest(request_id, prompt, sampling, plan.priority))
                 open_choices = plan.n
@@ -139,6 +150,8 @@ class Generation:
                         record.first_token_at = time.monotonic()
                         if first_deadline != deadline:
                             watchdog.arm(deadline)
+                        if spans is not None:
+                            spans.step("stream")  # first token to last: decode, delivery
                     record.completion_tokens += chunk.token_count
                     if chunk.finish_reason is not None:
                         record.finish_reason = chunk.finish_reason
@@ -172,10 +185,12 @@ class Generation:
         except GatewayError as exc:
             record.error = record.error or exc.message[:300]
             record.error_status = exc.status_code
+            error = exc
             raise
-        except (GeneratorExit, asyncio.CancelledError):
+        except (GeneratorExit, asyncio.CancelledError) as exc:
             if stream is not None or admitted:
                 record.aborted = record.client_closed = True
+            error = exc
             raise
         finally:
             # Synchronous up to the abort's await: cancellation cannot skip any of it.
@@ -192,6 +207,8 @@ class Generation:
             record.finished_at = time.monotonic()
             if self._budget is not None:
                 self._budget.charge_tokens(record.completion_tokens)
+            if spans is not None:
+                spans.end(error)
             if self._on_done is not None:
                 self._on_done(self)
             if abort is not None:
