@@ -4,6 +4,7 @@ counted in /metrics."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -203,3 +204,31 @@ def test_rate_limit_config_errors_name_their_path(section: str, message: str) ->
            "routes:\n  qa: {engine: qa}\n"
     with pytest.raises(ConfigError, match=message):
         parse_config(text)
+
+
+SHADOW_CONFIG = """
+rate_limits:
+  standard: {tokens_per_minute: 100000}
+engines:
+  qa: {model: m, backend: fake, engine_args: {max_model_len: 128}, sampling: {max_tokens: 4}}
+  cand: {model: c, backend: fake, engine_args: {max_model_len: 128}}
+routes:
+  qa:
+    engine: qa
+    shadow: {engine: cand, fraction: 1.0, name: candidate, sampling: {max_tokens: 8}}
+"""
+
+
+def test_shadow_copies_are_not_charged_to_the_caller(clock: Clock) -> None:
+    for client, fakes in limited_client(SHADOW_CONFIG, clock):
+        response = client.post("/v1/chat/completions", json=CHAT)
+        assert response.status_code == 200
+        assert fakes.state is not None
+        end = time.monotonic() + 5  # the fake clock stands still; wait on the real one
+        while fakes.state.background and time.monotonic() < end:
+            time.sleep(0.005)
+        assert fakes.engines["cand"].requests  # the shadow did run (up to 8 tokens)
+        usage = response.json()["usage"]
+        (key_usage,) = fakes.state.limiter._usage.values()
+        assert key_usage.tokens.used_at(clock.now) == (usage["prompt_tokens"]
+                                                       + usage["completion_tokens"])
