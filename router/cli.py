@@ -93,9 +93,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from engines.memory import format_plan, plan_memory
+    from router.reload import validate_config
 
     try:
-        config = _load(args.config)
+        config, _ = validate_config(args.config, _load)  # exactly what a reload accepts
     except ConfigError as exc:
         print(f"{args.config}: {exc}", file=sys.stderr)
         return 1
@@ -108,11 +109,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     for name, route in config.routes.items():
         variants = ", ".join(f"{v.name}->{v.engine} w={v.weight:g}" for v in route.variants)
         print(f"  {name} -> {route.engine}" + (f" [variants: {variants}]" if variants else ""))
-    try:
-        plan = plan_memory(config.engines)
-    except ValueError as exc:  # a non-numeric memory setting
-        print(f"{args.config}: {exc}", file=sys.stderr)
-        return 1
+    plan = plan_memory(config.engines)
     print(format_plan(plan))
     return 0 if plan.fits else 2
 

@@ -35,11 +35,11 @@ import structlog
 from prometheus_client import Counter, Gauge
 
 from engines.config import EngineConfig
-from engines.memory import plan_memory
+from engines.memory import host_inventory, plan_memory
 from engines.protocol import GenerationRequest
 from engines.registry import EngineHandle, EngineState
 from router.classify import Classifier
-from router.config import AuthConfig, ConfigError, GatewayConfig
+from router.config import ConfigError, GatewayConfig
 from router.gateway import Gateway
 from router.keys import KeyStore
 from router.pipeline.choose import build_classifier
@@ -147,7 +147,10 @@ class Reloader:
                 self.loaded_at = time.time()
                 self._loaded.set(self.loaded_at)
                 self._reloads.labels("ok", "").inc()
-            except ReloadError as exc:
+            except Exception as exc:  # a reload reports every failure, never a bare 500
+                if not isinstance(exc, ReloadError):
+                    log.exception("reload_crashed")
+                    exc = ReloadError(f"{type(exc).__name__}: {exc}", "internal")
                 result.error, result.error_kind = str(exc), exc.kind
                 self.failures += 1
                 self._reloads.labels("failed", exc.kind).inc()
@@ -163,10 +166,9 @@ class Reloader:
         gateway = self.gateway
         try:
             # Off the loop: file reads, YAML parsing, and (first time) vLLM's arg names.
-            new = await asyncio.to_thread(self.load, path)
-            # Always re-read: a keys file may change while routes.yaml does not.
-            keys = await asyncio.to_thread(_read_keys, new.auth)
-        except (ConfigError, OSError) as exc:
+            # Always re-read the keys: a keys file may change while routes.yaml does not.
+            new, keys = await asyncio.to_thread(validate_config, path, self.load)
+        except ConfigError as exc:
             raise ReloadError(f"{path}: {exc}", "invalid_config") from exc
         result.config_hash = new.digest
         old = gateway.snapshot.config
@@ -279,8 +281,24 @@ class Reloader:
         self._switch(new, classifier, keys, fresh, diff.removed)
 
 
-def _read_keys(auth: AuthConfig) -> KeyStore | None:
-    return KeyStore.from_config(auth) if auth.enabled else None
+def validate_config(path: str, load: ConfigLoader) -> tuple[GatewayConfig, KeyStore | None]:
+    """Everything a file must pass before it may serve: the one check behind both
+    `switchboard check` and every reload. Any problem is a ConfigError naming its YAML path."""
+    try:
+        config = load(path)
+        # Memory settings must be numbers, whatever this machine has (plan sizes come later).
+        plan_memory(config.engines, host_inventory(0))
+        keys = KeyStore.from_config(config.auth) if config.auth.enabled else None
+    except ConfigError:
+        raise
+    except UnicodeDecodeError as exc:
+        raise ConfigError("", f"not valid UTF-8 (byte {exc.start})") from exc
+    except ValueError as exc:  # engines/memory.py names the YAML path in its message
+        raise ConfigError("", str(exc)) from exc
+    except OSError as exc:  # the file or its keys file cannot be read
+        raise ConfigError("", f"cannot read {exc.filename or path}: {exc.strerror or exc}") \
+            from exc
+    return config, keys
 
 
 async def _warm_up(handle: EngineHandle) -> None:

@@ -115,6 +115,8 @@ def test_model_swap_starts_warms_and_switches_then_retires_the_old_engine(
          "unknown engine 'nope'"),
         (BASE.replace("backend: fake}\n  mt", "backend: fake, engine_arg: {}}\n  mt"),
          "unknown key 'engine_arg'"),
+        (BASE.replace("qa: {engine: qa}", "qa: {engine: qa, recognize: {signals: nope}}"),
+         "routes.qa.recognize.signals"),
     ],
 )
 def test_invalid_file_changes_nothing(
@@ -135,6 +137,71 @@ def test_invalid_file_changes_nothing(
     assert ('switchboard_config_reloads_total{error_kind="invalid_config",outcome="failed"} 1.0'
             in metrics)
     assert client.post("/v1/chat/completions", json=CHAT).status_code == 200
+
+
+NON_NUMERIC_MEMORY = """
+engines:
+  big: {model: /models/none, backend: vllm, engine_args: {gpu_memory_utilization: lots}}
+routes:
+  qa: {engine: big}
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (NON_NUMERIC_MEMORY, "engines.big.engine_args.gpu_memory_utilization: must be a number"),
+        ("engines: [", "invalid YAML"),
+        (BASE.replace("qa: {engine: qa}", "qa: {engine: qa, recognize: {signals: nope}}"),
+         "routes.qa.recognize.signals"),
+    ],
+)
+def test_check_and_reload_share_one_validation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    import argparse
+
+    from router.cli import cmd_check
+    from router.config import ConfigError, load_config
+    from router.reload import validate_config
+
+    path = tmp_path / "routes.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        validate_config(str(path), load_config)
+    assert cmd_check(argparse.Namespace(config=str(path))) == 1
+    assert message in capsys.readouterr().err
+
+
+def test_file_that_is_not_utf8_is_a_422_naming_the_file(
+    gw: tuple[TestClient, FakeGateway, Path]
+) -> None:
+    client, _, path = gw
+    path.write_bytes(BASE.encode() + b"# caf\xe9\n")
+    status, body = reload(client)
+    assert status == 422 and body["error_kind"] == "invalid_config"
+    assert str(path) in str(body["error"]) and "UTF-8" in str(body["error"])
+    config = client.get("/admin/status").json()["config"]
+    assert config["reloads_failed"] == 1 and config["last_reload"]["ok"] is False
+
+
+def test_unexpected_reload_failure_is_reported_not_a_bare_500(
+    gw: tuple[TestClient, FakeGateway, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import router.reload as reload_module
+
+    def broken(config: object) -> object:
+        raise RuntimeError("classifier exploded")
+
+    client, _, path = gw
+    path.write_text(BASE.replace("qa: {engine: qa}",
+                                 "qa: {engine: qa, recognize: {keywords: [x]}}"))
+    monkeypatch.setattr(reload_module, "build_classifier", broken)
+    status, body = reload(client)
+    assert status == 503 and body["ok"] is False and body["error_kind"] == "internal"
+    assert "classifier exploded" in str(body["error"])
+    config = client.get("/admin/status").json()["config"]
+    assert config["reloads_failed"] == 1 and config["last_reload"]["error_kind"] == "internal"
 
 
 def test_engine_that_fails_to_start_leaves_the_old_config_serving(
