@@ -136,14 +136,6 @@ class Tracing:
             attributes={"http.request.method": method, "url.path": path})
         return RequestTrace(self.tracer, span, set_span_in_context(span))
 
-    def inject(self, span: Span) -> dict[str, str]:
-        """A traceparent for `span`, to pass the trace on to a remote engine."""
-        from opentelemetry.trace import set_span_in_context
-
-        carrier: dict[str, str] = {}
-        self._propagator.inject(carrier, context=set_span_in_context(span))
-        return carrier
-
     def shutdown(self) -> None:
         """Export what is buffered and stop (blocks: call it off the event loop)."""
         self.provider.shutdown()
