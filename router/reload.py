@@ -335,8 +335,8 @@ def install_sighup(gateway: Gateway, reloader: Reloader) -> None:
 
 
 async def watch_file(reloader: Reloader, path: str) -> None:
-    """Reload whenever the file changes on disk (watchfiles: inotify, debounced)."""
-    from watchfiles import awatch
+    """`serve --watch`: reload whenever the file's content changes (router.watch says how
+    rename-saves and ConfigMap swaps are followed)."""
+    from router.watch import watch_config
 
-    async for _ in awatch(path, debounce=500):
-        await reloader.reload("file change")
+    await watch_config(path, lambda: reloader.reload("file change"))
