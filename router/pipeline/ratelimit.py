@@ -157,6 +157,7 @@ class RateLimiter:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._usage: dict[str, KeyUsage] = {}
+        self._next_prune = clock() + MINUTE_S
         self.counters = RateLimitCounters(refused={}, tokens={}, admitted={})
 
     @property
@@ -220,9 +221,11 @@ class RateLimiter:
         return headers
 
     def _forget_idle(self, now: float) -> None:
-        """Drop keys whose windows are all empty, so memory follows active keys only."""
-        if len(self._usage) < 1024:
+        """Drop keys whose windows are all empty, so memory follows active keys only
+        (a scan over every key: at most once a minute)."""
+        if now < self._next_prune:
             return
+        self._next_prune = now + MINUTE_S
         for key in [k for k, u in self._usage.items()
                     if u.requests.used_at(now) == 0 and u.tokens.used_at(now) == 0
                     and u.day_tokens.used_at(now) == 0]:

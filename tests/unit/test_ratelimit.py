@@ -232,3 +232,17 @@ def test_shadow_copies_are_not_charged_to_the_caller(clock: Clock) -> None:
         (key_usage,) = fakes.state.limiter._usage.values()
         assert key_usage.tokens.used_at(clock.now) == (usage["prompt_tokens"]
                                                        + usage["completion_tokens"])
+
+
+def test_idle_keys_are_forgotten() -> None:
+    clock = Clock()
+    limiter = RateLimiter(clock=clock)
+    policy = RateLimitConfig(requests_per_minute=5)
+    for key in ("a", "b"):
+        limiter.admit(key, "standard", policy)
+    assert limiter.keys_tracked == 2
+    clock.now += 30
+    limiter.admit("b", "standard", policy)
+    clock.now += 40  # a's request has left its window, b's second one has not
+    limiter.admit("c", "standard", policy)
+    assert limiter.keys_tracked == 2  # a is gone; b and c stay
