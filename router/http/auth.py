@@ -38,17 +38,15 @@ class AuthMiddleware:
         await self.app(scope, receive, send)
 
     def _check(self, scope: Scope) -> Principal:
-        path: str = scope["path"]
+        path = route_path(scope)
         keys: KeyStore | None = scope["state"]["gateway"].snapshot.keys
-        if keys is None or path in PUBLIC_PATHS:
+        if keys is None:
             return ANONYMOUS
-        token = None
-        for name, value in scope["headers"]:
-            if name == b"authorization":
-                scheme, _, rest = value.decode("latin-1").partition(" ")
-                if scheme.lower() == "bearer" and rest.strip():
-                    token = rest.strip()
-                break
+        token = _bearer_token(scope)
+        if path in PUBLIC_PATHS:
+            # Open to probes; a valid key still identifies the caller (an admin key gets
+            # /ready's details), and a wrong one is simply anonymous here.
+            return (keys.authenticate(token) if token else None) or ANONYMOUS
         if token is None:
             raise AuthenticationError(
                 "Missing API key: send 'Authorization: Bearer <key>'",
@@ -61,3 +59,24 @@ class AuthMiddleware:
         if path.startswith(ADMIN_PREFIXES) and not principal.admin:
             raise PermissionDeniedError(f"{path} needs an admin key")
         return principal
+
+
+def route_path(scope: Scope) -> str:
+    """The path the router matches: scope["path"] less the mount's root_path (uvicorn
+    --root-path, an embedding app). Access rules must read this one, not the raw path."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root) and path[len(root):len(root) + 1] in ("/", ""):
+        return path[len(root):] or "/"
+    return path
+
+
+def _bearer_token(scope: Scope) -> str | None:
+    headers: list[tuple[bytes, bytes]] = scope["headers"]
+    for name, value in headers:
+        if name == b"authorization":
+            scheme, _, rest = value.decode("latin-1").partition(" ")
+            if scheme.lower() == "bearer" and rest.strip():
+                return rest.strip()
+            return None
+    return None

@@ -12,6 +12,7 @@ from engines.registry import EngineState
 from router.gateway import Gateway
 from router.http.body import parse_chat_request, read_json_body
 from router.http.responses import json_response
+from router.keys import ANONYMOUS, Principal
 from router.pipeline.choose import ENGINE_PREFIX
 
 
@@ -51,11 +52,16 @@ async def health(request: Request) -> Response:
 
 
 async def ready(request: Request) -> Response:
+    """Open to probes; with auth on, engine details (model paths, errors, pids, load) go
+    only to admin keys, everyone else gets the status alone."""
     gateway: Gateway = request.state.gateway
     engines = gateway.engine_states()
     all_ready = all(s["state"] == EngineState.READY.value for s in engines.values())
     ok = all_ready and not gateway.draining
     status = "draining" if gateway.draining else ("ready" if ok else "not_ready")
+    principal: Principal = getattr(request.state, "principal", ANONYMOUS)
+    if gateway.snapshot.keys is not None and not principal.admin:
+        return json_response({"status": status}, 200 if ok else 503)
     return json_response({"status": status, "engines": engines}, 200 if ok else 503)
 
 

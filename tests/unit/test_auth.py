@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from router.config import AuthConfig, ConfigError
+from router.config import AuthConfig, ConfigError, parse_config
+from router.http.app import build_app
 from router.keys import KeyStore
 from tests.unit.fakes import FakeGateway, fake_client
 
@@ -51,6 +52,46 @@ def test_health_and_ready_stay_open(gw: tuple[TestClient, FakeGateway]) -> None:
     client, _ = gw
     assert client.get("/health").status_code == 200
     assert client.get("/ready").status_code == 200
+
+
+@pytest.mark.parametrize("key", [None, "sk-std", "sk-vip", "sk-nope"])
+def test_ready_tells_only_the_status_without_an_admin_key(
+    gw: tuple[TestClient, FakeGateway], key: str | None
+) -> None:
+    client, _ = gw
+    response = client.get("/ready", headers=bearer(key) if key else {})
+    assert response.status_code == 200 and response.json() == {"status": "ready"}
+
+
+def test_ready_details_go_to_admin_keys(gw: tuple[TestClient, FakeGateway]) -> None:
+    client, fakes = gw
+    detailed = client.get("/ready", headers=bearer("sk-ops")).json()
+    assert detailed["status"] == "ready" and detailed["engines"]["qa"]["state"] == "ready"
+    fakes.engines["qa"].behaviour.dead = True
+    assert client.post("/v1/chat/completions", json=CHAT,
+                       headers=bearer("sk-std")).status_code == 503  # marks the engine failed
+    down = client.get("/ready")
+    assert down.status_code == 503 and down.json() == {"status": "not_ready"}
+    detailed = client.get("/ready", headers=bearer("sk-ops")).json()
+    assert detailed["engines"]["qa"]["state"] == "failed"
+
+
+@pytest.mark.parametrize("root_path", ["/api", "/gateway/v2"])
+def test_admin_check_matches_the_route_path_under_a_root_path(
+    monkeypatch: pytest.MonkeyPatch, root_path: str
+) -> None:
+    monkeypatch.setenv("TEST_SWITCHBOARD_KEYS", "sk-std:standard,sk-ops:admin")
+    fakes = FakeGateway(parse_config(CONFIG))
+    app = build_app(fakes.config, fakes.factory, on_state=fakes.on_state)
+    # As uvicorn --root-path does: scope["path"] keeps the prefix, scope["root_path"] names it.
+    with TestClient(app, root_path=root_path) as client:
+        for path in ("/admin/status", "/metrics"):
+            denied = client.get(f"{root_path}{path}", headers=bearer("sk-std"))
+            assert denied.status_code == 403, path
+            assert denied.json()["error"]["type"] == "permission_error"
+            assert client.get(f"{root_path}{path}", headers=bearer("sk-ops")).status_code == 200
+        assert client.get(f"{root_path}/ready").json() == {"status": "ready"}
+        assert client.get(f"{root_path}/v1/models").status_code == 401
 
 
 def test_admin_endpoints_need_an_admin_key(gw: tuple[TestClient, FakeGateway]) -> None:
