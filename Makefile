@@ -13,7 +13,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 CONFIG ?= routes.yaml
 SERVE_ARGS ?=
 
-.PHONY: setup setup-dev lock models run test test-unit lint bench bench-quick bench-overhead clean
+.PHONY: setup setup-dev lock models chromium run test test-unit lint bench bench-quick bench-overhead clean
 
 setup: $(RUNTIME_STAMP)
 setup-dev: $(DEV_STAMP)
@@ -47,7 +47,25 @@ models: setup
 run: models
 	$(VENV)/bin/switchboard serve --config $(CONFIG) $(SERVE_ARGS)
 
-test: setup-dev models
+# tests/browser drives Debian's Chromium through Playwright (Playwright's own browser download
+# needs the internet). Installed here when missing (root + apt-get); when it truly cannot be,
+# the browser tests skip and pytest -rs prints why.
+CHROMIUM ?= /usr/bin/chromium
+CHROMIUM_PACKAGES := chromium fonts-liberation
+chromium:
+	@if [ -x $(CHROMIUM) ]; then :; \
+	elif [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "==> no $(CHROMIUM) and no root apt-get: the browser tests will be skipped (apt-get install chromium)"; \
+	else \
+	  echo "==> installing Debian's chromium for the browser tests (apt-get, no recommends)"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -qq --no-install-recommends $(CHROMIUM_PACKAGES) >/dev/null 2>&1 \
+	  || { apt-get update -qq >/dev/null 2>&1 \
+	       && apt-get install -y -qq --no-install-recommends $(CHROMIUM_PACKAGES) >/dev/null 2>&1; } \
+	  || echo "==> apt-get could not install chromium: the browser tests will be skipped"; \
+	fi
+
+test: setup-dev models chromium
 	$(PY) -m pytest -v -rs
 
 test-unit: setup-dev

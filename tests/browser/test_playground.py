@@ -104,7 +104,7 @@ def test_two_lanes_stream_concurrently_without_layout_shift(
 ) -> None:
     open_playground(page, server)
     classify(page, TRANSLATE)
-    page.fill("#max-tokens", "60")
+    page.fill("#max-tokens", "100")
     page.evaluate("""() => {
       window.shifts = [];
       new PerformanceObserver((list) => {
@@ -125,7 +125,7 @@ def test_two_lanes_stream_concurrently_without_layout_shift(
       (l) => Number(l.dataset.tokens) > first[l.dataset.variant] + 3
         && l.dataset.state === 'streaming')""", arg=first)
     page.wait_for_function(ALL_DONE)
-    assert lane_tokens(page) == {"gemma": 60, "smol": 60}
+    assert lane_tokens(page) == {"gemma": 100, "smol": 100}
     expect(page.locator('.lane[data-variant="gemma"] .text')).to_contain_text("alpha bravo")
     for lane in page.locator(".lane").all():
         expect(lane.locator(".stats dd").nth(0)).to_have_text(re.compile(r"^\d+ ms$"))

