@@ -12,12 +12,23 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
-from router.errors import InvalidRequestError, PayloadTooLargeError
+from router.errors import GatewayError, InvalidRequestError, PayloadTooLargeError
+from router.http.responses import CLIENT_CLOSED_REQUEST
 from router.keys import ANONYMOUS, Principal
 from router.pipeline.request import Caller, ChatMessage, CompletionRequest, RequestLimits
 from router.pipeline.sampling import parse_request_sampling
+from router.telemetry.record import RequestRecord
+
+
+class ClientClosedError(GatewayError):
+    """The client left while sending its body: a client close (nginx's 499 in logs, metrics
+    and records), not a server error; its error body goes nowhere."""
+
+    status_code = CLIENT_CLOSED_REQUEST
+    error_type = "client_closed"
+
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 MAX_NESTING = 32
@@ -32,11 +43,18 @@ async def read_json_body(request: Request, limits: RequestLimits) -> dict[str, A
         )
     parts: list[bytes] = []
     size = 0
-    async for part in request.stream():
-        size += len(part)
-        if size > limits.max_body_bytes:
-            raise PayloadTooLargeError(f"request body exceeds {limits.max_body_bytes} bytes")
-        parts.append(part)
+    try:
+        async for part in request.stream():
+            size += len(part)
+            if size > limits.max_body_bytes:
+                raise PayloadTooLargeError(f"request body exceeds {limits.max_body_bytes} bytes")
+            parts.append(part)
+    except ClientDisconnect:
+        record: RequestRecord | None = getattr(request.state, "record", None)
+        if record is not None:
+            record.client_closed = True
+        raise ClientClosedError(f"the client closed the connection after sending {size} bytes "
+                                "of its body") from None
     return decode_json_body(b"".join(parts), limits)
 
 
