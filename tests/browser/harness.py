@@ -53,7 +53,7 @@ routes:
 def chromium_path() -> str | None:
     configured = os.environ.get("SWITCHBOARD_CHROMIUM")
     if configured:
-        return configured
+        return configured if Path(configured).is_file() else None
     for candidate in CHROMIUM_CANDIDATES:
         if Path(candidate).is_file():
             return candidate
