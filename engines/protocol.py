@@ -28,6 +28,9 @@ class GenerationRequest:
     sampling: Mapping[str, Any] = field(default_factory=dict)
     # vLLM semantics: lower runs first. Only honoured with the priority scheduling policy.
     priority: int = 0
+    # W3C trace context (traceparent, tracestate) of the gateway's span for this request, so
+    # an engine that traces (vLLM with otlp_traces_endpoint) continues the same trace.
+    trace_headers: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -240,7 +240,8 @@ class VllmEngine:
         finished = False
         try:
             stream = llm.generate(
-                prompt, params, request.request_id, priority=request.priority
+                prompt, params, request.request_id, priority=request.priority,
+                trace_headers=request.trace_headers or None,
             )
             async for output in stream:
                 for completion in output.outputs:

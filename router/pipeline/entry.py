@@ -27,6 +27,7 @@ from router.pipeline.prepare import plan_lane
 from router.pipeline.request import Caller, CompletionRequest
 from router.snapshot import Snapshot
 from router.telemetry.record import RequestRecord
+from router.telemetry.tracing import current_trace
 
 
 @dataclass
@@ -63,8 +64,17 @@ class Pipeline:
         snapshot = gateway.snapshot
         self._refuse_while_draining()
         messages = request.raw_messages if request.kind == "chat" else []
-        choice = snapshot.table.choose(request.model, messages, caller.route_header,
-                                       caller.sticky_key, caller.forced_variant or None)
+        trace = current_trace.get()
+        span = None if trace is None else trace.start("classify")
+        try:
+            choice = snapshot.table.choose(request.model, messages, caller.route_header,
+                                           caller.sticky_key, caller.forced_variant or None)
+            if span is not None:
+                span.set_attributes({"switchboard.route": choice.route.name,
+                                     "switchboard.route_tier": choice.decision.tier})
+        finally:
+            if span is not None:
+                span.end()
         return self._lane(snapshot, choice, request, caller, record, "live",
                           on_admitted=self._mirror)
 

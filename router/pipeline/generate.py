@@ -142,8 +142,9 @@ class Generation:
                 watchdog.arm(first_deadline)
                 if spans is not None:
                     spans.step("engine")  # submission to first token: queue and prefill
-                stream = handle.engine.generate(
-                    GenerationRequest(request_id, prompt, sampling, plan.priority))
+                stream = handle.engine.generate(GenerationRequest(
+                    request_id, prompt, sampling, plan.priority,
+                    spans.trace_headers() if spans is not None else {}))
                 open_choices = plan.n
                 async for chunk in stream:
                     if record.first_token_at is None:

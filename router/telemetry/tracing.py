@@ -75,6 +75,16 @@ class LaneSpans:
             self._step.end()
         self._step = self._trace.start(name, parent=self.lane)
 
+    def trace_headers(self) -> dict[str, str]:
+        """W3C trace context of the current step, for the engine to continue the trace."""
+        from opentelemetry.trace import set_span_in_context
+        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+        carrier: dict[str, str] = {}
+        span = self._step or self.lane
+        TraceContextTextMapPropagator().inject(carrier, context=set_span_in_context(span))
+        return carrier
+
     def end(self, error: BaseException | None) -> None:
         record = self._record
         if self._step is not None:

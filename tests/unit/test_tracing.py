@@ -42,8 +42,11 @@ def test_a_request_is_one_trace_under_the_callers_span(
                            headers={"traceparent": TRACEPARENT})
     assert response.status_code == 200
     spans = by_name(exporter.get_finished_spans())
-    assert set(spans) == {"POST /v1/chat/completions", "lane qa", "prepare", "engine",
-                          "stream"}
+    assert set(spans) == {"POST /v1/chat/completions", "classify", "lane qa", "prepare",
+                          "engine", "stream"}
+    classify = spans["classify"]
+    assert classify.attributes is not None and classify.attributes["switchboard.route"] == "qa"
+    assert classify.parent is not None
     request = spans["POST /v1/chat/completions"]
     assert request.kind is SpanKind.SERVER
     assert request.context is not None and request.parent is not None
@@ -130,3 +133,22 @@ def test_an_otlp_exporter_is_built_from_the_config() -> None:
 def test_tracing_config_errors_name_their_path(section: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         parse_config(f"tracing: {section}\n" + FAKE_CONFIG)
+
+
+def test_the_engine_continues_the_trace_from_the_engine_span(
+        traced: tuple[TestClient, FakeGateway, InMemorySpanExporter]) -> None:
+    client, gateway, exporter = traced
+    assert client.post("/v1/chat/completions", json=CHAT,
+                       headers={"traceparent": TRACEPARENT}).status_code == 200
+    sent = gateway.engines["qa"].requests[-1].trace_headers
+    engine_span = by_name(exporter.get_finished_spans())["engine"]
+    assert engine_span.context is not None
+    version, trace_id, parent_id, _ = sent["traceparent"].split("-")
+    assert (version, trace_id) == ("00", CALLER_TRACE)
+    assert parent_id == f"{engine_span.context.span_id:016x}"  # vLLM's spans nest under it
+
+
+def test_untraced_requests_send_the_engine_no_trace_context() -> None:
+    with fake_client() as (client, gateway):
+        assert client.post("/v1/chat/completions", json=CHAT).status_code == 200
+        assert gateway.engines["qa"].requests[-1].trace_headers == {}
