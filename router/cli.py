@@ -175,7 +175,8 @@ def cmd_ab_report(args: argparse.Namespace) -> int:
                             include_aborted=args.include_aborted,
                             include_forced=args.include_forced)
     if args.json:
-        print(orjson.dumps(reports_as_json(reports), option=orjson.OPT_INDENT_2).decode())
+        print(orjson.dumps(reports_as_json(reports, args.alpha),
+                           option=orjson.OPT_INDENT_2).decode())
     else:
         print(f"{path}: {len(loaded.lines)} records"
               + (f" ({loaded.skipped} unreadable lines skipped)" if loaded.skipped else ""))
