@@ -64,6 +64,8 @@ class RouteConfig:
     variants: tuple[VariantConfig, ...] = ()
     shadow: ShadowConfig | None = None
     fallback: str | None = None
+    # With auth on: the tiers and key names that may use this route (empty: every key).
+    allow: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +106,8 @@ class AuthConfig:
     keys_file: str | None = None
     # Tier name -> vLLM request priority (lower runs first).
     tiers: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_TIERS))
+    # Tiers that may address an engine directly ("engine:NAME", X-Route); admin keys always may.
+    direct_engine_tiers: tuple[str, ...] = ()
 
     @property
     def enabled(self) -> bool:
@@ -193,7 +197,7 @@ def _parse_auth(raw: Any, source_path: str) -> AuthConfig:
     if raw is None:
         return AuthConfig()
     data = _mapping("auth", raw)
-    _check_keys("auth", data, ("keys_env", "keys_file", "tiers"))
+    _check_keys("auth", data, ("keys_env", "keys_file", "tiers", "direct_engine_tiers"))
     keys_env = _opt_str("auth.keys_env", data.get("keys_env"))
     keys_file = _opt_str("auth.keys_file", data.get("keys_file"))
     if keys_file is not None and source_path and not Path(keys_file).is_absolute():
@@ -203,7 +207,20 @@ def _parse_auth(raw: Any, source_path: str) -> AuthConfig:
         tiers[str(name)] = _typed(f"auth.tiers.{name}", priority, (int,), "an integer")
     if "admin" in tiers:
         raise ConfigError("auth.tiers.admin", "'admin' is a role, not a tier name")
-    return AuthConfig(keys_env=keys_env, keys_file=keys_file, tiers=tiers)
+    direct = _str_list("auth.direct_engine_tiers", data.get("direct_engine_tiers"))
+    for tier in direct:
+        if tier not in tiers:
+            raise ConfigError("auth.direct_engine_tiers", _unknown_message("tier", tier, tiers))
+    return AuthConfig(keys_env=keys_env, keys_file=keys_file, tiers=tiers,
+                      direct_engine_tiers=direct)
+
+
+def _str_list(path: str, raw: Any) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(v, str) and v for v in raw):
+        raise ConfigError(path, "must be a list of non-empty strings")
+    return tuple(raw)
 
 
 def _parse_rate_limits(raw: Any, auth: AuthConfig) -> dict[str, RateLimitConfig]:
@@ -460,6 +477,7 @@ def _parse_routes(raw: Any, engines: Mapping[str, EngineConfig]) -> dict[str, Ro
     allowed = (
         "engine", "description", "sampling", "system_prompt", "prompt_template", "timeout_s",
         "first_token_timeout_s", "max_tokens_cap", "recognize", "variants", "shadow", "fallback",
+        "allow",
     )  # fmt: skip
     routes: dict[str, RouteConfig] = {}
     for name, body in data.items():
@@ -491,6 +509,7 @@ def _parse_routes(raw: Any, engines: Mapping[str, EngineConfig]) -> dict[str, Ro
             variants=variants,
             shadow=_parse_shadow(f"{path}.shadow", spec.get("shadow"), engines),
             fallback=_opt_str(f"{path}.fallback", spec.get("fallback")),
+            allow=_str_list(f"{path}.allow", spec.get("allow")),
         )
     for name, route in routes.items():
         if route.fallback is not None and route.fallback not in routes:

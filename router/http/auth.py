@@ -15,6 +15,9 @@ from router.keys import ANONYMOUS, KeyStore, Principal
 
 # Open without a key: liveness/readiness probes and the API description.
 PUBLIC_PATHS = frozenset({"/health", "/ready", "/openapi.json"})
+# The playground's page and its static files: the page asks for a key and sends it with
+# every API call it makes, so only the files themselves are open.
+PUBLIC_PREFIX = "/playground"
 ADMIN_PREFIXES = ("/admin", "/metrics")
 
 
@@ -43,7 +46,7 @@ class AuthMiddleware:
         if keys is None:
             return ANONYMOUS
         token = _bearer_token(scope)
-        if path in PUBLIC_PATHS:
+        if path in PUBLIC_PATHS or path == PUBLIC_PREFIX or path.startswith(PUBLIC_PREFIX + "/"):
             # Open to probes; a valid key still identifies the caller (an admin key gets
             # /ready's details), and a wrong one is simply anonymous here.
             return (keys.authenticate(token) if token else None) or ANONYMOUS

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 from starlette.requests import ClientDisconnect, Request
 
+from router.access import check_request
 from router.errors import GatewayError, InvalidRequestError, PayloadTooLargeError
 from router.http.responses import CLIENT_CLOSED_REQUEST
 from router.keys import ANONYMOUS, Principal
@@ -63,6 +64,10 @@ def caller_of(request: Request, parsed: CompletionRequest) -> Caller:
     headers, the sticky key from the body's user, a user header or the API key."""
     principal: Principal = getattr(request.state, "principal", ANONYMOUS)
     headers = request.headers
+    snapshot = request.state.gateway.snapshot
+    if snapshot.keys is not None:  # with auth on: routes' allow lists, direct engine opt-in
+        check_request(snapshot.table, principal, parsed.model, parsed.raw_messages,
+                      headers.get("x-route"))
     return Caller(priority=principal.priority, vip=principal.vip,
                   route_header=headers.get("x-route"),
                   forced_variant=headers.get("x-switchboard-variant") or None,

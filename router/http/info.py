@@ -9,6 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from engines.registry import EngineState
+from router.access import check_request
 from router.gateway import Gateway
 from router.http.body import parse_chat_request, read_json_body
 from router.http.responses import json_response
@@ -19,6 +20,10 @@ from router.pipeline.choose import ENGINE_PREFIX
 async def classify(request: Request) -> Response:
     snapshot = request.state.gateway.snapshot
     parsed = parse_chat_request(await read_json_body(request, snapshot.limits), snapshot.limits)
+    if snapshot.keys is not None:
+        principal: Principal = getattr(request.state, "principal", ANONYMOUS)
+        check_request(snapshot.table, principal, parsed.model, parsed.raw_messages,
+                      request.headers.get("x-route"))
     decision = snapshot.table.decide(parsed.model, parsed.raw_messages,
                                      request.headers.get("x-route"))
     route = snapshot.table.lookup(decision.route)

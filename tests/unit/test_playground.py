@@ -217,6 +217,11 @@ def test_report_and_status_need_an_admin_key_when_auth_is_on(
                 "outcome": "both_bad"}
         assert client.post("/v1/compare/vote", json=vote).status_code == 401
         assert client.post("/v1/compare/vote", json=vote, headers=standard).status_code == 200
+        # The page and its files are open (it asks for the key itself); its API calls are not.
+        assert client.get("/playground").status_code == 200
+        assert client.get("/playground/app.js").status_code == 200
+        assert client.get("/v1/models").status_code == 401
+        assert client.get("/playgroundx").status_code in (401, 404)
 
 
 # ---- win rate in ab-report -------------------------------------------------------------

@@ -15,7 +15,7 @@ from tests.unit.asgi import call, running
 from tests.unit.fakes import FakeGateway
 
 CONFIG = """
-auth: {keys_env: TEST_PRIORITY_KEYS}
+auth: {keys_env: TEST_PRIORITY_KEYS, direct_engine_tiers: [standard]}
 engines:
   qa: {model: fake-qa, backend: fake, engine_args: {max_num_seqs: 5}, max_queue: 0}
   cand: {model: fake-cand, backend: fake}
