@@ -42,11 +42,6 @@ class Device:
 
     name: str
     total_bytes: int
-    free_bytes: int | None = None  # as measured now; None when unknown
-
-    @property
-    def is_gpu(self) -> bool:
-        return self.name != CPU
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,15 +79,6 @@ class EnginePlan:
 class MemoryPlan:
     engines: tuple[EnginePlan, ...]
     inventory: Inventory
-
-    @property
-    def total_bytes(self) -> int:
-        return sum(e.total_bytes for e in self.engines)
-
-    @property
-    def available_bytes(self) -> int:
-        used = {d for e in self.engines for d in e.devices}
-        return sum(dev.total_bytes for d in used if (dev := self.inventory.device(d)))
 
     def usage(self, extra: Iterable[EnginePlan] = ()) -> dict[str, int]:
         """Bytes asked of each device by this plan's engines (plus `extra`)."""
@@ -169,7 +155,7 @@ def _nvml_gpus() -> tuple[Device, ...]:
         gpus = []
         for cuda_index, physical in enumerate(indices):
             info = pynvml.nvmlDeviceGetMemoryInfo(pynvml.nvmlDeviceGetHandleByIndex(physical))
-            gpus.append(Device(f"cuda:{cuda_index}", int(info.total), int(info.free)))
+            gpus.append(Device(f"cuda:{cuda_index}", int(info.total)))
         return tuple(gpus)
     finally:
         pynvml.nvmlShutdown()
@@ -186,15 +172,8 @@ def _visible_indices(visible: str | None, count: int) -> list[int]:
 
 
 def detect_inventory(gpu_probe: Callable[[], tuple[Device, ...]] = _nvml_gpus) -> Inventory:
-    """What this process can use now: the host memory and every visible GPU."""
-    host_total = host_memory_bytes()
-    try:
-        import psutil
-
-        host_free: int | None = min(int(psutil.virtual_memory().available), host_total)
-    except ImportError:
-        host_free = None
-    return Inventory(Device(CPU, host_total, host_free), gpu_probe())
+    """What this process can use: the host memory and every visible GPU."""
+    return Inventory(Device(CPU, host_memory_bytes()), gpu_probe())
 
 
 # --- what each engine asks for ------------------------------------------------------------

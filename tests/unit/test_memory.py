@@ -33,9 +33,9 @@ def engines(text: str):  # type: ignore[no-untyped-def]
     return parse_config(text).engines
 
 
-def gpu_host(*free: int) -> Inventory:
+def gpu_host(*totals: int) -> Inventory:
     return Inventory(Device("cpu", 128 * GIB),
-                     tuple(Device(f"cuda:{i}", H200, f) for i, f in enumerate(free)))
+                     tuple(Device(f"cuda:{i}", total) for i, total in enumerate(totals)))
 
 
 def test_kv_reservations_add_up_against_the_machine() -> None:
