@@ -198,18 +198,28 @@ class LanguageNames:
     def mentions(self, text: str, tokens: list[re.Match[str]]) -> list[Mention]:
         """Language names in `text` (normalised), given its word tokens."""
         found: list[Mention] = []
-        names = self._names
-        index = 0
-        while index < len(tokens):
-            token = tokens[index]
-            word = token.group()
+        names, pair_starts = self._names, self._pair_starts
+        words = [token.group() for token in tokens]
+        # Most words of a long request name no language: pick the few that may in one pass
+        # (a name, the first word of a two-word name, or a non-ASCII word: CJK runs, Hangul
+        # with particles, "по-русски") and look only at those.
+        candidates = [
+            index
+            for index, word in enumerate(words)
+            if word in names or word in pair_starts or not word.isascii()
+        ]
+        skip_to = 0
+        for index in candidates:
+            if index < skip_to:
+                continue  # the second word of a two-word name
+            token, word = tokens[index], words[index]
             # Two-word names: "tiếng anh", "brazilian portuguese".
-            if index + 1 < len(tokens) and word in self._pair_starts:
+            if index + 1 < len(tokens) and word in pair_starts:
                 pair = text[token.start() : tokens[index + 1].end()]
                 language = names.get(pair)
                 if language is not None and " " in pair:
                     found.append(Mention(language, token.start(), tokens[index + 1].end()))
-                    index += 2
+                    skip_to = index + 2
                     continue
             if word.isascii() or not _is_cjk(word[0]):
                 # Tokens of normalised text are casefolded already: resolve() only for the
@@ -221,7 +231,6 @@ class LanguageNames:
                     found.append(Mention(language, token.start(), token.end()))
             else:
                 found.extend(self._cjk_mentions(text, token.start(), token.end()))
-            index += 1
         return found
 
     def _cjk_mentions(self, text: str, start: int, end: int) -> Iterator[Mention]:

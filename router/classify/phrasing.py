@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from router.classify.guard import guarded
+
 # The verb or noun "translate" in the languages requests come in.
 TRANSLATE = re.compile(
     r"\btranslat(?:e|es|ed|ing|ion|ions|or|ors)\b"
@@ -271,3 +273,21 @@ VERSION_BEFORE = re.compile(
     r"(?:me\s+)?(?:its|the|an?|their)\s+$"
 )
 VERSION_AFTER = re.compile(r"^\s+(?:version|equivalent|counterpart|rendering|translation)\b")
+
+# The long alternations searched across whole windows, behind a first-letter lookahead (see
+# router/classify/guard.py: the same matches, a fraction of the time).
+TRANSLATE = guarded(TRANSLATE)
+TOPIC = guarded(TOPIC)
+SAY = guarded(SAY)
+MEANING = guarded(MEANING)
+TARGET_BEFORE = guarded(TARGET_BEFORE)
+WEAK_TARGET_BEFORE = guarded(WEAK_TARGET_BEFORE)
+SOURCE_BEFORE = guarded(SOURCE_BEFORE)
+SOURCE_IN = guarded(SOURCE_IN)
+EQUIVALENT_BEFORE = guarded(EQUIVALENT_BEFORE)
+VERSION_BEFORE = guarded(VERSION_BEFORE)
+NOUN_REQUEST = guarded(NOUN_REQUEST)
+OTHER_TASK = guarded(OTHER_TASK)
+WHO_SAYS = guarded(WHO_SAYS)
+WHAT_IS_IN = guarded(WHAT_IS_IN)
+PEOPLE_IN = guarded(PEOPLE_IN)

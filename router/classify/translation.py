@@ -15,12 +15,18 @@ SCRIPT_LANGUAGE = {
     "Hebrew": "Hebrew", "Devanagari": "Hindi", "Greek": "Greek", "Thai": "Thai",
     "Cyrillic": "Russian",
 }  # fmt: skip
+# Scripts that only one common language is written in: a payload in them needs no
+# identification (Arabic, Devanagari and Cyrillic script serve several).
+ONE_LANGUAGE_SCRIPTS = frozenset(("Han", "Kana", "Hangul", "Thai", "Hebrew", "Greek"))
 # The head and tail of a long request that indirect asks are looked for in.
 ASK_HEAD = 300
 ASK_TAIL = 200
 # Identification of a short payload below this confidence loses to a stated source language.
 MIN_ID_CONFIDENCE = 0.6
 SURE = 0.8
+# The payload's language is identified from its first characters: identification costs time
+# in proportion to length, and a long payload's first sentences are as telling as all of it.
+PAYLOAD_SAMPLE = 120
 # A phrase asked about counts as foreign to its ask from this identification confidence.
 FOREIGN_PHRASE_CONFIDENCE = 0.7
 _CONVERT = re.compile(
@@ -534,8 +540,10 @@ class TranslationSignal:
         """The payload's identified language; a stated one ("a sentence in German") if unsure."""
         stated = scan.sources[0].language if scan.sources else None
         payload = found.payload or _payload(full, found.anchor)
-        identified = self._id.identify(payload)
         script = dominant_script(payload[:240])
+        if script in ONE_LANGUAGE_SCRIPTS:
+            return SCRIPT_LANGUAGE[script or ""]
+        identified = self._id.identify(payload[:PAYLOAD_SAMPLE])
         if identified is not None and identified.confidence >= SURE:
             return identified.language
         if stated is not None:

@@ -1,0 +1,61 @@
+"""The first-letter guard of the phrasing patterns: the same matches as without it."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from router.classify import phrasing as p
+from router.classify.guard import first_letters, guarded
+from router.classify.text import normalise
+
+CHALLENGE = Path(__file__).parent / "data" / "routing_challenge.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "letters"),
+    [
+        (r"\bcat|dog", {"c", "d"}),
+        (r"(?<!x)[ab]c|^(?:please )?say", {"a", "b", "p", "s"}),
+        (r"(?:x|y)?z", {"x", "y", "z"}),
+        (r"[a-c]+d", {"a", "b", "c"}),
+    ],
+)
+def test_first_letters(pattern: str, letters: set[str]) -> None:
+    assert first_letters(re.compile(pattern)) == frozenset(letters)
+
+
+@pytest.mark.parametrize("pattern", [r"\w+cat", r"[^a]b", r".x", r"a?", r"cat|\d"])
+def test_unknown_first_letters_leave_the_pattern_as_is(pattern: str) -> None:
+    compiled = re.compile(pattern)
+    assert first_letters(compiled) is None
+    assert guarded(compiled) is compiled
+
+
+def _texts() -> list[str]:
+    rows = [json.loads(line) for line in CHALLENGE.read_text("utf-8").splitlines() if line]
+    texts = [normalise(m["content"]) for row in rows for m in row["messages"]]
+    return [
+        *texts,
+        "wie sagt man 'cheers' auf deutsch?",
+        "翻下这句：你好",
+        "check whether this translation is correct?",
+        "how do the dutch say thank you",
+    ]
+
+
+@pytest.mark.parametrize("name", [n for n in dir(p) if isinstance(getattr(p, n), re.Pattern)])
+def test_guarded_patterns_match_exactly_as_the_originals(name: str) -> None:
+    pattern: re.Pattern[str] = getattr(p, name)
+    head = re.match(r"\(\?=\[[^\]]*\]\)\(\?:", pattern.pattern)
+    if head is None:
+        return  # not guarded
+    original = re.compile(pattern.pattern[head.end() : -1], pattern.flags)
+    assert guarded(original).pattern == pattern.pattern
+    for text in _texts():
+        assert [m.span() for m in pattern.finditer(text)] == [
+            m.span() for m in original.finditer(text)
+        ], text
