@@ -6,9 +6,13 @@ Each engine is planned against the device it will run on:
   memory (weights, activations and KV cache together) on every GPU it spans
   (tensor × pipeline × data parallel), and refuses to start unless that much is free. With
   `kv_cache_memory_bytes` the KV cache is fixed instead and the weights are split over the GPUs.
+  An engine takes the first GPUs unless `gpus` pins it to others (engines.placement); engines
+  sharing a GPU add up on it.
 - **CPU** (vLLM's CPU build): the KV cache is `kv_cache_memory_bytes`, or else
   `gpu_memory_utilization` × the memory the process may use (the cgroup limit when there is
   one, else the host's RAM), on top of the weights and the engine-core process.
+- **Nothing here**: engines that are not in-process vLLM (fake, remote), and vLLM engines whose
+  GPUs Ray places (possibly on other nodes), which the plan lists but cannot check.
 
 `switchboard check` prints the plan; a reload asks `fits_with` whether new engines can start
 beside the old ones (no downtime) or must replace them in place.
@@ -23,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from engines.config import EngineConfig
+from engines.placement import ENGINE_START_LOCK, engine_gpus, gpus_needed, parse_gpus, uses_ray
 from engines.sources import BUILTIN_MODELS, is_builtin, prepared_path
 
 # fp32 safetensors sizes of the prepared built-in models, for plans made before preparing.
@@ -65,6 +70,10 @@ class EnginePlan:
     overhead_bytes: int  # per device
     # Bytes this engine takes on each device it uses.
     placements: Mapping[str, int] = field(default_factory=dict)
+    gpus_needed: int = 0  # GPUs it spans (0 on the CPU and for engines placing nothing here)
+    placed_by_ray: bool = False  # Ray chooses its GPUs: not on this host's plan
+    pinned: bool = False  # on the GPUs its `gpus` lists, not the first ones
+    backend: str = "vllm"
 
     @property
     def total_bytes(self) -> int:
@@ -151,7 +160,8 @@ def _nvml_gpus() -> tuple[Device, ...]:
         return ()
     try:
         count = pynvml.nvmlDeviceGetCount()
-        indices = _visible_indices(os.environ.get("CUDA_VISIBLE_DEVICES"), count)
+        # The gateway's own list, even while a pinned engine start has narrowed os.environ.
+        indices = _visible_indices(ENGINE_START_LOCK.visible_devices(), count)
         gpus = []
         for cuda_index, physical in enumerate(indices):
             info = pynvml.nvmlDeviceGetMemoryInfo(pynvml.nvmlDeviceGetHandleByIndex(physical))
@@ -199,35 +209,46 @@ def _number(engine: str, args: Mapping[str, Any], key: str, default: float) -> f
     return float(value)
 
 
-def gpus_needed(args: Mapping[str, Any]) -> int:
-    """GPUs one engine spans: vLLM's tensor × pipeline × data parallel sizes."""
-    size = 1
-    for key in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"):
-        value = args.get(key, 1)
-        size *= int(value) if isinstance(value, int) and value > 0 else 1
-    return size
+def _pinned(config: EngineConfig) -> tuple[int, ...] | None:
+    """The engine's GPU pins, checked (a ValueError names the YAML path)."""
+    pinned = engine_gpus(config)
+    if pinned is None:
+        return None
+    key = "gpus" if getattr(config, "gpus", None) else "engine_args.device_ids"
+    raw = list(pinned)
+    args = dict(config.engine_args)
+    if key != "gpus":
+        args.pop("device_ids")  # parse_gpus refuses gpus and device_ids together
+    try:
+        return parse_gpus(raw, args)
+    except ValueError as exc:
+        raise ValueError(f"engines.{config.name}.{key}: {exc}") from exc
 
 
 def plan_engine(config: EngineConfig, inventory: Inventory) -> EnginePlan:
     args = config.engine_args
-    if config.backend == "fake":
-        return EnginePlan(config.name, 0, 0, 0, {})
+    if config.backend != "vllm":  # fake engines, remote servers: nothing in this process
+        return EnginePlan(config.name, 0, 0, 0, {}, backend=config.backend)
+    pinned = _pinned(config)
     weights = _weights_bytes(config.model)
     utilization = _number(config.name, args, "gpu_memory_utilization", _VLLM_DEFAULT_UTILIZATION)
     kv_fixed = args.get("kv_cache_memory_bytes")
     if kv_fixed is not None:
         kv_fixed = int(_number(config.name, args, "kv_cache_memory_bytes", 0))
+    count = gpus_needed(args)
+    if uses_ray(args):
+        # Ray's placement groups pick the GPUs, maybe on other nodes: nothing to check here.
+        return EnginePlan(config.name, weights, 0, 0, {}, count, placed_by_ray=True)
     on_gpu = bool(inventory.gpus) and str(args.get("device", "auto")) != "cpu"
     if not on_gpu:
         kv = kv_fixed if kv_fixed is not None else int(utilization * inventory.host.total_bytes)
         total = (weights or 0) + kv + _CPU_ENGINE_OVERHEAD_BYTES
         return EnginePlan(config.name, weights, kv, _CPU_ENGINE_OVERHEAD_BYTES, {CPU: total})
-    count = gpus_needed(args)
     placements: dict[str, int] = {}
     kv = 0
-    for index in range(count):
-        device = inventory.gpus[index] if index < len(inventory.gpus) else None
+    for index in pinned or range(count):
         name = f"cuda:{index}"
+        device = inventory.device(name)
         if kv_fixed is not None:
             kv = kv_fixed
             share = (weights or 0) // count + kv_fixed + _GPU_ENGINE_OVERHEAD_BYTES
@@ -237,7 +258,8 @@ def plan_engine(config: EngineConfig, inventory: Inventory) -> EnginePlan:
             kv = max(0, share - (weights or 0) // count - _GPU_ENGINE_OVERHEAD_BYTES)
         placements[name] = share if device else 1  # a missing GPU shows up as a shortfall
     overhead = 0 if kv_fixed is None else _GPU_ENGINE_OVERHEAD_BYTES
-    return EnginePlan(config.name, weights, kv, overhead, placements)
+    return EnginePlan(config.name, weights, kv, overhead, placements, count,
+                      pinned=pinned is not None)
 
 
 def plan_memory(
@@ -252,6 +274,18 @@ def host_inventory(total_bytes: int) -> Inventory:
     return Inventory(Device(CPU, total_bytes))
 
 
+def _gpu_line(e: EnginePlan) -> str | None:
+    """What an engine needs of GPUs and what it gets, for `switchboard check`."""
+    if e.placed_by_ray:
+        return (f"    GPUs: needs {e.gpus_needed}, placed by Ray (its placement groups, maybe on "
+                "other nodes; not checked on this host)")
+    if not e.gpus_needed:
+        return None
+    gets = ", ".join(e.placements) or "none"
+    how = "pinned" if e.pinned else "the first visible"
+    return f"    GPUs: needs {e.gpus_needed}, gets {gets} ({how})"
+
+
 def format_plan(plan: MemoryPlan) -> str:
     def gib(value: int | None) -> str:
         return "?" if value is None else f"{value / GIB:.2f} GiB"
@@ -260,12 +294,18 @@ def format_plan(plan: MemoryPlan) -> str:
     where = ", ".join(f"{g.name} {gib(g.total_bytes)}" for g in inventory.gpus) or "no GPU"
     lines = [f"memory plan (host {gib(inventory.host.total_bytes)}; {where}):"]
     for e in plan.engines:
-        if not e.placements:
-            lines.append(f"  {e.name}: no memory (fake engine)")
+        if e.placed_by_ray:
+            lines.append(f"  {e.name}: weights {gib(e.weights_bytes)}, on the Ray cluster")
+        elif not e.placements:
+            lines.append(f"  {e.name}: no memory here ({e.backend} engine)")
             continue
-        spread = ", ".join(f"{d} {gib(b)}" for d, b in e.placements.items())
-        lines.append(f"  {e.name}: weights {gib(e.weights_bytes)}, kv cache {gib(e.kv_bytes)}"
-                     f" per device -> {spread}")
+        else:
+            spread = ", ".join(f"{d} {gib(b)}" for d, b in e.placements.items())
+            lines.append(f"  {e.name}: weights {gib(e.weights_bytes)}, kv cache "
+                         f"{gib(e.kv_bytes)} per device -> {spread}")
+        gpu_line = _gpu_line(e)
+        if gpu_line:
+            lines.append(gpu_line)
     for device, asked in plan.usage().items():
         found = inventory.device(device)
         capacity = gib(found.total_bytes) if found else "absent"

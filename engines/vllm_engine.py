@@ -7,6 +7,12 @@ and unit tests never load it.
 Engine-core processes start with the `spawn` method unless VLLM_WORKER_MULTIPROC_METHOD says
 otherwise: engines start concurrently in threads, and forking while another thread holds a
 file lock (vLLM's config and tokenizer loading take some) crashes on CUDA hosts.
+
+vLLM's own parallelism passes through `engine_args` untouched (tensor, pipeline and data
+parallel sizes, `distributed_executor_backend: ray`, `data_parallel_backend: ray`). An engine
+pinned to GPUs (`gpus`) is built with CUDA_VISIBLE_DEVICES narrowed to them, under the
+process-wide lock of engines.placement: the spawned engine-core processes inherit os.environ,
+and no AsyncLLM option picks devices in every supported vLLM.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import structlog
 from engines.batch_encoder import BatchEncode, BatchEncoder
 from engines.config import SAMPLING_FIELDS, EngineConfig
 from engines.errors import EngineDeadError, EngineNotReadyError, EngineRequestError
+from engines.placement import ENGINE_START_LOCK, configured_gpus, data_parallel_ranks
 from engines.protocol import EngineStats, GenerationChunk, GenerationRequest, PreparedPrompt
 from engines.sources import is_builtin, resolve_model
 from engines.vllm_compat import VllmShape, engine_pids, probe
@@ -71,6 +78,22 @@ def build_engine_args(config: EngineConfig, model_path: str) -> Any:
     if "served_model_name" not in args:
         args["served_model_name"] = config.name
     return AsyncEngineArgs(model=model_path, **args)
+
+
+def build_async_llm(config: EngineConfig, engine_args: Any, stat_loggers: list[Any]) -> Any:
+    """AsyncLLM.from_engine_args, holding the start lock as the engine's placement needs:
+    the engine-core processes are spawned inside it and take os.environ as it is then."""
+    from vllm.v1.engine.async_llm import AsyncLLM
+
+    with ENGINE_START_LOCK.for_start(configured_gpus(config), config.engine_args):
+        return AsyncLLM.from_engine_args(engine_args, stat_loggers=stat_loggers)
+
+
+def admission_seqs(vllm_config: Any) -> int:
+    """Sequences the engine runs at once: each data-parallel rank schedules up to
+    max_num_seqs, and the AsyncLLM spreads requests over its ranks."""
+    per_rank = int(vllm_config.scheduler_config.max_num_seqs)
+    return per_rank * data_parallel_ranks(vllm_config.parallel_config)
 
 
 def rust_tokenizer(tokenizer: Any) -> Any:
@@ -161,7 +184,6 @@ class VllmEngine:
 
         from vllm import SamplingParams, __version__
         from vllm.sampling_params import RequestOutputKind
-        from vllm.v1.engine.async_llm import AsyncLLM
 
         self._sampling_cls = SamplingParams
         self._delta = RequestOutputKind.DELTA
@@ -171,8 +193,8 @@ class VllmEngine:
         # during start-up, a cancelled reload) still shuts down what the thread goes on to
         # build, instead of orphaning its engine-core process.
         self._building = asyncio.get_running_loop().run_in_executor(
-            None, functools.partial(AsyncLLM.from_engine_args, engine_args,
-                                    stat_loggers=[stat_logger_factory(self._scheduler)]))
+            None, functools.partial(build_async_llm, self._config, engine_args,
+                                    [stat_logger_factory(self._scheduler)]))
         self._llm = await asyncio.shield(self._building)
         self._building = None
         try:
@@ -184,7 +206,7 @@ class VllmEngine:
                  unfinished_from=self._shape.unfinished_source)
         model_config = self._llm.model_config
         self._max_model_len = int(model_config.max_model_len)
-        self._max_num_seqs = int(self._llm.vllm_config.scheduler_config.max_num_seqs)
+        self._max_num_seqs = admission_seqs(self._llm.vllm_config)
         tokenizer = self._llm.get_tokenizer()
         if inspect.isawaitable(tokenizer):
             tokenizer = await tokenizer

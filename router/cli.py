@@ -10,9 +10,12 @@ import os
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from router.config import ConfigError, GatewayConfig, load_config
+
+if TYPE_CHECKING:
+    from engines.memory import Inventory
 
 DEFAULT_CONFIG = "routes.yaml"
 
@@ -91,7 +94,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_check(args: argparse.Namespace) -> int:
+def cmd_check(args: argparse.Namespace, inventory: Inventory | None = None) -> int:
+    """Exit 0 when the file is valid and its plan fits this machine (or `inventory`: tests,
+    plans for another machine), 1 when it is invalid, 2 when it does not fit."""
     from engines.memory import format_plan, plan_memory
     from router.reload import validate_config
 
@@ -109,7 +114,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     for name, route in config.routes.items():
         variants = ", ".join(f"{v.name}->{v.engine} w={v.weight:g}" for v in route.variants)
         print(f"  {name} -> {route.engine}" + (f" [variants: {variants}]" if variants else ""))
-    plan = plan_memory(config.engines)
+    plan = plan_memory(config.engines, inventory)
     print(format_plan(plan))
     return 0 if plan.fits else 2
 

@@ -1,0 +1,96 @@
+"""vLLM's own parallelism passes through to AsyncEngineArgs, and a pinned engine's core
+processes are built with its GPUs as CUDA_VISIBLE_DEVICES — checked against the installed vLLM
+without starting an engine (no GPU, no Ray here: the multi-GPU run is issue 17's)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+import pytest
+
+from engines import vllm_engine
+from engines.config import EngineConfig
+from engines.placement import CUDA_VISIBLE_DEVICES, ENGINE_START_LOCK
+from router.config import parse_config
+from tests.unit.test_memory import Pinned
+
+# The one unit test module that imports vLLM (AsyncEngineArgs is what is under test).
+pytest.importorskip("vllm.engine.arg_utils", reason="needs the installed vLLM's AsyncEngineArgs")
+
+PARALLEL_ARGS: dict[str, Any] = {
+    "tensor_parallel_size": 2,
+    "pipeline_parallel_size": 2,
+    "data_parallel_size": 2,
+    "distributed_executor_backend": "ray",
+    "data_parallel_backend": "ray",
+}
+YAML = """
+engines:
+  big:
+    model: /models/big
+    engine_args: {tensor_parallel_size: 2, pipeline_parallel_size: 2, data_parallel_size: 2,
+                  distributed_executor_backend: ray, data_parallel_backend: ray}
+routes:
+  big: {engine: big}
+"""
+
+
+def test_routes_yaml_accepts_the_parallel_fields_as_async_engine_args() -> None:
+    names = vllm_engine.async_engine_arg_names()
+    assert set(PARALLEL_ARGS) | {"device_ids"} <= names
+    config = parse_config(YAML, engine_arg_names=names)
+    assert dict(config.engines["big"].engine_args) == PARALLEL_ARGS
+
+
+def test_the_parallel_fields_reach_async_engine_args_untouched() -> None:
+    config = parse_config(YAML, engine_arg_names=vllm_engine.async_engine_arg_names())
+    args = vllm_engine.build_engine_args(config.engines["big"], "/models/big")
+    for key, value in PARALLEL_ARGS.items():
+        assert getattr(args, key) == value, key
+    assert args.model == "/models/big" and args.served_model_name == "big"
+
+
+class RecordingAsyncLLM:
+    """Stands in for AsyncLLM.from_engine_args: records the environment the engine-core
+    processes would be spawned with."""
+
+    def __init__(self) -> None:
+        self.seen: list[str | None] = []
+        self.inside = threading.Event()
+        self.release = threading.Event()
+
+    def from_engine_args(self, engine_args: Any, stat_loggers: Any = None) -> str:
+        self.seen.append(os.environ.get(CUDA_VISIBLE_DEVICES))
+        self.inside.set()
+        self.release.wait(5)
+        return "llm"
+
+
+def test_a_pinned_engine_is_built_with_its_gpus_visible_and_nothing_else(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from vllm.v1.engine import async_llm
+
+    recorder = RecordingAsyncLLM()
+    monkeypatch.setattr(async_llm.AsyncLLM, "from_engine_args", recorder.from_engine_args)
+    monkeypatch.setenv(CUDA_VISIBLE_DEVICES, "2,3")
+    pinned = Pinned("mt", "/models/mt", gpus=(1,))
+    plain = EngineConfig("qa", "/models/qa")
+    results: list[str] = []
+    first = threading.Thread(target=lambda: results.append(
+        vllm_engine.build_async_llm(pinned, None, [])))
+    first.start()
+    assert recorder.inside.wait(5)
+    assert ENGINE_START_LOCK.visible_devices() == "2,3"
+    second = threading.Thread(target=lambda: results.append(
+        vllm_engine.build_async_llm(plain, None, [])))
+    second.start()
+    second.join(0.3)
+    assert second.is_alive()  # waits for the pinned build: it must not see GPU 3 alone
+    recorder.release.set()
+    first.join(5)
+    second.join(5)
+    assert recorder.seen == ["3", "2,3"]
+    assert results == ["llm", "llm"]
+    assert os.environ[CUDA_VISIBLE_DEVICES] == "2,3"
