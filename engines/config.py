@@ -14,6 +14,23 @@ from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
+class RemoteConfig:
+    """Where a ``backend: remote`` engine sends its requests (engines.remote)."""
+
+    urls: tuple[str, ...]  # OpenAI-compatible base URLs, without /v1
+    api_key_env: str | None = None  # the key is read from this variable, never from YAML
+    max_model_len: int | None = None  # None: the upstream's /v1/models, else unknown
+    connect_timeout_s: float = 5.0
+    eject_after_failures: int = 3  # consecutive connect errors / 5xx before a URL rests
+    eject_s: float = 30.0
+    health_interval_s: float = 5.0
+
+
+# A remote engine's admission bound when max_in_flight is not set.
+REMOTE_DEFAULT_MAX_IN_FLIGHT = 256
+
+
+@dataclass(frozen=True, slots=True)
 class EngineConfig:
     name: str
     model: str
@@ -22,16 +39,20 @@ class EngineConfig:
     # Gateway-side admission bound; None means the engine's max_num_seqs.
     max_in_flight: int | None = None
     max_queue: int = 256
-    # "vllm" for an in-process AsyncLLM, "fake" for tests and overhead benchmarks.
+    # "vllm" for an in-process AsyncLLM, "remote" for OpenAI-compatible servers elsewhere,
+    # "fake" for tests and overhead benchmarks.
     backend: str = "vllm"
     # Restart the engine with exponential backoff when its core process dies.
     restart_on_failure: bool = False
+    # Only for backend "remote".
+    remote: RemoteConfig | None = None
 
     def needs_restart_for(self, new: EngineConfig) -> bool:
-        """Only what the engine process itself was built from; the other fields are the
-        gateway's (admission bounds, restart policy, default sampling) and apply live."""
-        return (self.model, dict(self.engine_args), self.backend) != (
-            new.model, dict(new.engine_args), new.backend)
+        """Only what the engine itself was built from (for a remote engine: its upstream
+        settings, URLs included); the other fields are the gateway's (admission bounds,
+        restart policy, default sampling) and apply live."""
+        return (self.model, dict(self.engine_args), self.backend, self.remote) != (
+            new.model, dict(new.engine_args), new.backend, new.remote)
 
 
 @dataclass(frozen=True, slots=True)

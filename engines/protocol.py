@@ -13,10 +13,20 @@ from typing import Any, Protocol, runtime_checkable
 
 @dataclass(frozen=True, slots=True)
 class PreparedPrompt:
-    """A prompt already tokenised by the engine's own tokenizer."""
+    """A prompt ready for one engine: tokenised by its own tokenizer, or — for an engine that
+    leaves tokenisation to an upstream server (engines.remote) — the chat messages or the
+    rendered text as they will be sent, with no token count (``counted`` False)."""
 
     token_ids: Sequence[int]
     text: str
+    # Chat messages for an engine whose upstream applies the chat template itself.
+    messages: Sequence[Mapping[str, str]] | None = None
+    counted: bool = True
+
+    @property
+    def token_count(self) -> int | None:
+        """The prompt's length in tokens; None when only the upstream knows it."""
+        return len(self.token_ids) if self.counted else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +52,10 @@ class GenerationChunk:
     token_count: int
     finish_reason: str | None = None
     stop_reason: str | int | None = None
+    # Set once, by an engine that does not count the prompt itself (engines.remote): the
+    # prompt length its upstream reported. token_count may then also correct the running
+    # total to the upstream's exact completion count (it can be negative on that chunk).
+    prompt_tokens: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +68,7 @@ class EngineStats:
 
 @runtime_checkable
 class Engine(Protocol):
-    """One model server living in this process."""
+    """One model server: living in this process (vLLM) or reached over HTTP (remote)."""
 
     @property
     def name(self) -> str: ...
@@ -63,7 +77,9 @@ class Engine(Protocol):
     def model(self) -> str: ...
 
     @property
-    def max_model_len(self) -> int: ...
+    def max_model_len(self) -> int:
+        """The context length; 0 when unknown (a remote upstream that does not report it):
+        the gateway then leaves context checks to the engine."""
 
     @property
     def max_num_seqs(self) -> int: ...

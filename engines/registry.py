@@ -185,12 +185,26 @@ class EngineRegistry:
 
     async def check_health(self) -> None:
         for handle in list(self._handles.values()):
+            if handle.state is EngineState.FAILED and getattr(handle.engine, "recovers", False):
+                await self._check_recovery(handle)
+                continue
             if handle.state is not EngineState.READY:
                 continue
             try:
                 await handle.engine.check_health()
             except EngineError as exc:
                 self.mark_failed(handle, exc)
+
+    async def _check_recovery(self, handle: EngineHandle) -> None:
+        """An engine that comes back on its own (a remote one, once an upstream answers its
+        health checks again) is ready again without a restart."""
+        try:
+            await handle.engine.check_health()
+        except EngineError:
+            return
+        handle.state = EngineState.READY
+        handle.error = None
+        log.info("engine_recovered", engine=handle.name)
 
     def mark_failed(self, handle: EngineHandle, exc: BaseException) -> None:
         if handle.state is EngineState.FAILED:

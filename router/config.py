@@ -17,10 +17,11 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
-from engines.config import SAMPLING_FIELDS, EngineConfig
+from engines.config import SAMPLING_FIELDS, EngineConfig, RemoteConfig
 from router.classify.config import SIGNAL_NAMES, RecognitionConfig
 
 __all__ = ["EngineConfig"]  # built here from routes.yaml; the engine layer owns the type
@@ -356,7 +357,7 @@ def _parse_engines(
         raise ConfigError("engines", "at least one engine is required")
     engines: dict[str, EngineConfig] = {}
     allowed = ("model", "engine_args", "sampling", "max_in_flight", "max_queue", "backend",
-               "restart_on_failure")
+               "restart_on_failure", "remote")
     for name, body in data.items():
         path = f"engines.{name}"
         spec = _mapping(path, body)
@@ -375,8 +376,14 @@ def _parse_engines(
                         f"{path}.engine_args.{key}",
                         _unknown_message("AsyncEngineArgs field", key, engine_arg_names),
                     )
-        if backend not in ("vllm", "fake"):
-            raise ConfigError(f"{path}.backend", "must be 'vllm' or 'fake'")
+        if backend not in ("vllm", "remote", "fake"):
+            raise ConfigError(f"{path}.backend",
+                              "must be 'vllm' or 'fake' (in-process) or 'remote'")
+        remote = None
+        if backend == "remote":
+            remote = _parse_remote(path, spec)
+        elif "remote" in spec:
+            raise ConfigError(f"{path}.remote", "only for backend: remote")
         max_in_flight = spec.get("max_in_flight")
         if max_in_flight is not None:
             _typed(f"{path}.max_in_flight", max_in_flight, (int,), "an integer")
@@ -395,8 +402,89 @@ def _parse_engines(
             backend=backend,
             restart_on_failure=_typed(f"{path}.restart_on_failure",
                                       spec.get("restart_on_failure", False), (bool,), "a boolean"),
+            remote=remote,
         )
     return engines
+
+
+_REMOTE_KEYS = ("urls", "api_key_env", "max_model_len", "connect_timeout_s",
+                "eject_after_failures", "eject_s", "health_interval_s")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _parse_remote(path: str, spec: Mapping[str, Any]) -> RemoteConfig:
+    """engines.NAME.remote: the upstream servers of a remote engine (engines.remote)."""
+    if spec.get("engine_args"):
+        raise ConfigError(f"{path}.engine_args",
+                          "a remote engine has no engine_args (its upstream is configured "
+                          "where it runs); use engines.*.remote")
+    if spec.get("restart_on_failure"):
+        raise ConfigError(f"{path}.restart_on_failure",
+                          "not for a remote engine: it is ready again on its own as soon as "
+                          "one of its URLs passes a health check")
+    rpath = f"{path}.remote"
+    if spec.get("remote") is None:
+        raise ConfigError(rpath, "required for backend: remote (at least urls: [...])")
+    data = _mapping(rpath, spec["remote"])
+    _check_keys(rpath, data, _REMOTE_KEYS)
+    raw_urls = data.get("urls")
+    if isinstance(raw_urls, str):
+        raw_urls = [raw_urls]
+    if not isinstance(raw_urls, list) or not raw_urls:
+        raise ConfigError(f"{rpath}.urls", "required: a list of base URLs (http://host:port)")
+    urls: list[str] = []
+    for index, raw_url in enumerate(raw_urls):
+        urls.append(_base_url(f"{rpath}.urls[{index}]", raw_url))
+    if len(set(urls)) != len(urls):
+        raise ConfigError(f"{rpath}.urls", "lists the same URL twice")
+    key_env = _opt_str(f"{rpath}.api_key_env", data.get("api_key_env"))
+    if key_env is not None and not _ENV_NAME.fullmatch(key_env):
+        raise ConfigError(f"{rpath}.api_key_env",
+                          "must name an environment variable (the key itself never goes in "
+                          "routes.yaml)")
+    max_model_len = data.get("max_model_len")
+    if max_model_len is not None:
+        _typed(f"{rpath}.max_model_len", max_model_len, (int,), "an integer")
+        if max_model_len < 1:
+            raise ConfigError(f"{rpath}.max_model_len", "must be >= 1")
+    failures = _typed(f"{rpath}.eject_after_failures", data.get("eject_after_failures", 3),
+                      (int,), "an integer")
+    if failures < 1:
+        raise ConfigError(f"{rpath}.eject_after_failures", "must be >= 1")
+    defaults = RemoteConfig(urls=())
+    return RemoteConfig(
+        urls=tuple(urls),
+        api_key_env=key_env,
+        max_model_len=max_model_len,
+        connect_timeout_s=_opt_positive(f"{rpath}.connect_timeout_s",
+                                        data.get("connect_timeout_s"))
+        or defaults.connect_timeout_s,
+        eject_after_failures=failures,
+        eject_s=_opt_positive(f"{rpath}.eject_s", data.get("eject_s")) or defaults.eject_s,
+        health_interval_s=_opt_positive(f"{rpath}.health_interval_s",
+                                        data.get("health_interval_s"))
+        or defaults.health_interval_s,
+    )
+
+
+def _base_url(path: str, raw: Any) -> str:
+    if not isinstance(raw, str) or not raw:
+        raise ConfigError(path, "must be a URL string such as http://10.0.0.5:8000")
+    parts = urlsplit(raw.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(path, f"must be an http:// or https:// URL with a host, got {raw!r}")
+    try:
+        _ = parts.port  # raises on a port that is not a number
+    except ValueError as exc:
+        raise ConfigError(path, f"bad port in {raw!r}") from exc
+    if parts.query or parts.fragment or parts.username or parts.password:
+        raise ConfigError(path, "must not carry a query, a fragment or credentials "
+                                "(use api_key_env for a key)")
+    base = raw.strip().rstrip("/")
+    if base.endswith("/v1"):
+        raise ConfigError(path, "give the base URL without /v1 (the engine adds "
+                                "/v1/chat/completions, /v1/completions, /v1/models)")
+    return base
 
 
 def _engine_ref(path: str, value: Any, engines: Mapping[str, EngineConfig]) -> str:

@@ -24,10 +24,12 @@ from engines.errors import (
     EngineDeadError,
     EngineNotReadyError,
     EngineRequestError,
+    UpstreamRequestError,
 )
 from engines.protocol import GenerationChunk, GenerationRequest
 from engines.registry import EngineHandle, EngineRegistry
 from router.errors import (
+    ContextLengthError,
     EngineUnavailableError,
     GatewayError,
     GatewayTimeoutError,
@@ -128,8 +130,10 @@ class Generation:
                     spans.step("prepare")
                 prompt = await render_prompt(plan, self.request)
                 sampling = fit_context(plan, prompt, self.request)
-                record.prompt_tokens = len(prompt.token_ids)
-                if self._budget is not None:
+                # None for an engine that leaves counting to its upstream (engines.remote):
+                # the upstream's count then arrives with the stream and is charged then.
+                record.prompt_tokens = prompt.token_count
+                if self._budget is not None and record.prompt_tokens is not None:
                     self._budget.charge_tokens(record.prompt_tokens)
                 if self._on_admitted is not None:
                     self._on_admitted(self)
@@ -154,6 +158,10 @@ class Generation:
                         if spans is not None:
                             spans.step("stream")  # first token to last: decode, delivery
                     record.completion_tokens += chunk.token_count
+                    if chunk.prompt_tokens is not None:
+                        record.prompt_tokens = chunk.prompt_tokens
+                        if self._budget is not None:
+                            self._budget.charge_tokens(chunk.prompt_tokens)
                     if chunk.finish_reason is not None:
                         record.finish_reason = chunk.finish_reason
                         open_choices -= 1
@@ -180,7 +188,7 @@ class Generation:
             except EngineNotReadyError as exc:
                 raise EngineUnavailableError(str(exc)) from exc
             except EngineRequestError as exc:
-                raise InvalidRequestError(str(exc)) from exc
+                raise _request_error(exc) from exc
             except Exception as exc:
                 raise InternalError(f"generation failed: {type(exc).__name__}: {exc}") from exc
         except GatewayError as exc:
@@ -214,6 +222,17 @@ class Generation:
                 self._on_done(self)
             if abort is not None:
                 await asyncio.shield(abort)
+
+
+def _request_error(exc: EngineRequestError) -> GatewayError:
+    """An engine's refusal of one request; an upstream's 4xx keeps its kind and message."""
+    if isinstance(exc, UpstreamRequestError):
+        if exc.status == 429:
+            return OverloadedError(str(exc), headers={"Retry-After": "1"})
+        if exc.context_length:
+            return ContextLengthError(str(exc), param=exc.param)
+        return InvalidRequestError(str(exc), param=exc.param)
+    return InvalidRequestError(str(exc))
 
 
 def _cut_short(handle: EngineHandle, request_id: str) -> str:

@@ -101,10 +101,12 @@ def fit_context(
     handle, route = plan.handle, plan.route
     sampling = dict(plan.sampling)
     limit = handle.engine.max_model_len
-    prompt_len = len(prompt.token_ids)
+    prompt_len = prompt.token_count
+    param = "messages" if request.kind == "chat" else "prompt"
+    if prompt_len is None:
+        return _fit_uncounted(plan, prompt, request, sampling, limit, param)
     if prompt_len == 0:
         raise InvalidRequestError("the prompt is empty after rendering", param="messages")
-    param = "messages" if request.kind == "chat" else "prompt"
     if prompt_len >= limit:
         raise ContextLengthError(
             f"This model's maximum context length is {limit} tokens; the prompt has "
@@ -116,11 +118,7 @@ def fit_context(
     max_tokens = int(sampling.get("max_tokens") or room)
     if route.max_tokens_cap is not None:
         if asked and max_tokens > route.max_tokens_cap:
-            raise InvalidRequestError(
-                f"'max_tokens' is {max_tokens}; route {route.name!r} allows at most "
-                f"{route.max_tokens_cap}",
-                param="max_tokens",
-            )
+            raise _over_cap(max_tokens, route)
         max_tokens = min(max_tokens, route.max_tokens_cap)
     if max_tokens > room:
         if asked:
@@ -132,7 +130,53 @@ def fit_context(
             )
         max_tokens = room  # a default that does not fit is clamped, not an error
     sampling["max_tokens"] = max_tokens
+    _check_min_tokens(sampling, max_tokens)
+    return sampling
+
+
+def _fit_uncounted(
+    plan: LanePlan, prompt: PreparedPrompt, request: CompletionRequest,
+    sampling: dict[str, Any], limit: int, param: str,
+) -> dict[str, Any]:
+    """An engine that leaves tokenisation to its upstream (engines.remote): the prompt's
+    length is unknown here, so the upstream's own 400 is the context check. What can be
+    checked without counting still is: an empty prompt, the route's cap, and a max_tokens
+    that leaves no room even for a one-token prompt. max_tokens stays unset unless the
+    request, the route or the engine sets it: the upstream then fills the context left."""
+    route = plan.route
+    if not prompt.text and not prompt.messages:
+        raise InvalidRequestError("the prompt is empty after rendering", param=param)
+    max_tokens = sampling.get("max_tokens")
+    asked = "max_tokens" in request.sampling
+    if route.max_tokens_cap is not None:
+        if asked and isinstance(max_tokens, int) and max_tokens > route.max_tokens_cap:
+            raise _over_cap(max_tokens, route)
+        max_tokens = min(int(max_tokens or route.max_tokens_cap), route.max_tokens_cap)
+    if isinstance(max_tokens, int) and limit > 0 and max_tokens >= limit:
+        if asked:
+            raise ContextLengthError(
+                f"'max_tokens' is {max_tokens}, but the model's maximum context length is "
+                f"{limit}, prompt included: at most {limit - 1} can be generated",
+                param="max_tokens",
+            )
+        max_tokens = None  # a default that cannot fit: let the upstream fill what is left
+    if max_tokens is None:
+        sampling.pop("max_tokens", None)
+    else:
+        sampling["max_tokens"] = int(max_tokens)
+        _check_min_tokens(sampling, int(max_tokens))
+    return sampling
+
+
+def _over_cap(max_tokens: int, route: RouteConfig) -> InvalidRequestError:
+    return InvalidRequestError(
+        f"'max_tokens' is {max_tokens}; route {route.name!r} allows at most "
+        f"{route.max_tokens_cap}",
+        param="max_tokens",
+    )
+
+
+def _check_min_tokens(sampling: dict[str, Any], max_tokens: int) -> None:
     min_tokens = sampling.get("min_tokens")
     if isinstance(min_tokens, int) and min_tokens > max_tokens:
         raise InvalidRequestError("'min_tokens' must not exceed 'max_tokens'", param="min_tokens")
-    return sampling
