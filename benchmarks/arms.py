@@ -1,9 +1,16 @@
-"""The four arms, each a server (or driver) started fresh, measured, and stopped.
+"""The arms, each a server (or driver) started fresh, measured, and stopped.
 
 - `direct`: an in-process AsyncLLM driver (benchmarks.direct) in its own process, no HTTP.
 - `vllm`: vLLM's OpenAI server, `python -m vllm.entrypoints.openai.api_server`.
 - `switchboard`: the gateway with one route on the same engine.
 - `switchboard-2`: the gateway with a QA and a translation engine, `auto` routing.
+
+Front-end arms, all in front of ONE shared upstream `vllm serve` (`upstream_server`, started
+once per repeat with the same engine args), so only the front-end differs between them:
+- `upstream`: that `vllm serve` itself, measured bare (the reference).
+- `litellm`: LiteLLM's proxy (its own venv, benchmarks.litellm_proxy) with the upstream as a
+  `hosted_vllm/` model.
+- `switchboard-remote`: the gateway with a `backend: remote` engine on the upstream.
 All of them get the engine args of the one BenchSpec.
 """
 
@@ -24,10 +31,16 @@ from typing import Any
 import httpx
 import yaml
 
+from benchmarks import litellm_proxy as litellm
 from benchmarks.spec import BenchSpec, cli_flags
 
-ARMS = ("direct", "vllm", "switchboard", "switchboard-2")
+# The front-end arms share one upstream per repeat (Runner.run_front).
+FRONT_ARMS = ("upstream", "litellm", "switchboard-remote")
+ARMS = ("direct", "vllm", "switchboard", "switchboard-2", *FRONT_ARMS)
 HTTP_ARMS = ARMS[1:]
+# The upstream's dev routes (POST /reset_prefix_cache) let every front-end arm start on a cold
+# prefix cache, as a freshly started server would; they add nothing to the request path.
+UPSTREAM_ENV = {"VLLM_SERVER_DEV_MODE": "1"}
 START_TIMEOUT_S = 600.0
 
 
@@ -81,18 +94,43 @@ def gateway_config(spec: BenchSpec, two_engines: bool, port: int) -> dict[str, A
     return config
 
 
-def server_command(arm: str, spec: BenchSpec, port: int, workdir: Path) -> tuple[list[str], str]:
-    """The argv of an HTTP arm's server and the `model` that requests name."""
+def remote_gateway_config(spec: BenchSpec, upstream: str, port: int) -> dict[str, Any]:
+    """The gateway arm's routes.yaml with the one engine swapped for a `remote` engine on the
+    shared upstream; its admission bounds are loose enough never to queue the benchmark."""
+    config = gateway_config(spec, False, port)
+    remote: dict[str, Any] = {"urls": [upstream]}
+    if "max_model_len" in spec.engine_args:
+        remote["max_model_len"] = spec.engine_args["max_model_len"]
+    config["engines"]["qa"] = {"backend": "remote", "model": "qa", "remote": remote,
+                               "max_in_flight": 256, "max_queue": 4096}
+    return config
+
+
+def vllm_command(spec: BenchSpec, port: int) -> list[str]:
+    return [sys.executable, "-m", "vllm.entrypoints.openai.api_server",
+            "--model", spec.model, "--served-model-name", "qa",
+            "--host", "127.0.0.1", "--port", str(port),
+            "--generation-config", "vllm", "--disable-uvicorn-access-log",
+            *cli_flags(spec.engine_args)]
+
+
+def server_command(arm: str, spec: BenchSpec, port: int, workdir: Path,
+                   upstream: str = "") -> tuple[list[str], str]:
+    """The argv of an HTTP arm's server and the `model` that requests name. Front-end arms
+    (`litellm`, `switchboard-remote`) need the `upstream` base URL (no /v1)."""
     if arm == "vllm":
-        argv = [sys.executable, "-m", "vllm.entrypoints.openai.api_server",
-                "--model", spec.model, "--served-model-name", "qa",
-                "--host", "127.0.0.1", "--port", str(port),
-                "--generation-config", "vllm", "--disable-uvicorn-access-log",
-                *cli_flags(spec.engine_args)]
-        return argv, "qa"
+        return vllm_command(spec, port), "qa"
+    if arm in FRONT_ARMS and not upstream:
+        raise ValueError(f"arm {arm!r} runs in front of an upstream: pass its URL")
+    if arm == "litellm":
+        path = workdir / "litellm-config.yaml"
+        path.write_text(yaml.safe_dump(litellm.proxy_config(upstream, "qa"), sort_keys=False))
+        return litellm.proxy_command(path, port), "qa"
     two = arm == "switchboard-2"
     path = workdir / f"{arm}-routes.yaml"
-    path.write_text(yaml.safe_dump(gateway_config(spec, two, port), sort_keys=False))
+    config = (remote_gateway_config(spec, upstream, port) if arm == "switchboard-remote"
+              else gateway_config(spec, two, port))
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
     # `-m router.cli`, not a console script: engine cores start with `spawn`, which re-imports
     # the main module, and only a guarded one is safe to import.
     argv = [sys.executable, "-m", "router.cli", "serve", "--config", str(path),
@@ -100,21 +138,61 @@ def server_command(arm: str, spec: BenchSpec, port: int, workdir: Path) -> tuple
     return argv, "auto" if two else "qa"
 
 
+READY_PATHS = {"vllm": "/health", "litellm": litellm.READY_PATH}
+
+
 @contextlib.contextmanager
 def serving(arm: str, spec: BenchSpec, workdir: Path, log_path: Path,
-            cpus: Sequence[int] | None = None) -> Iterator[Serving]:
-    """Start an HTTP arm, wait until it answers, yield it, stop it (and its engine cores)."""
+            cpus: Sequence[int] | None = None, upstream: Serving | None = None
+            ) -> Iterator[Serving]:
+    """Start an HTTP arm, wait until it answers, yield it, stop it (and its engine cores).
+    The `upstream` arm starts nothing: it is the running `upstream` itself."""
+    if arm == "upstream":
+        if upstream is None:
+            raise ValueError("the upstream arm needs the running upstream")
+        yield upstream
+        return
     port = free_port()
-    argv, served = server_command(arm, spec, port, workdir)
+    argv, served = server_command(arm, spec, port, workdir,
+                                  upstream.base_url if upstream else "")
+    env = child_env(spec.env)
+    if arm == "litellm":
+        env.update(litellm.PROXY_ENV)
+    yield from _run_server(argv, served, port, READY_PATHS.get(arm, "/ready"), env, log_path, cpus)
+
+
+@contextlib.contextmanager
+def upstream_server(spec: BenchSpec, log_path: Path,
+                    cpus: Sequence[int] | None = None) -> Iterator[Serving]:
+    """The one `vllm serve` that every front-end arm of a repeat sits in front of."""
+    port = free_port()
+    env = {**child_env(spec.env), **UPSTREAM_ENV}
+    yield from _run_server(vllm_command(spec, port), "qa", port, "/health", env, log_path, cpus)
+
+
+def reset_prefix_cache(upstream: Serving, attempts: int = 20) -> None:
+    """Empty the upstream's prefix cache, so the next arm's prompts miss it as on a fresh
+    server (the reset fails while blocks are held: retry briefly)."""
+    for _ in range(attempts):
+        reply = httpx.post(upstream.base_url + "/reset_prefix_cache", timeout=30.0)
+        reply.raise_for_status()
+        if reply.json().get("success", True):
+            return
+        time.sleep(0.5)
+    raise RuntimeError(f"{upstream.base_url} did not reset its prefix cache")
+
+
+def _run_server(argv: list[str], served: str, port: int, ready_path: str,
+                env: Mapping[str, str], log_path: Path,
+                cpus: Sequence[int] | None) -> Iterator[Serving]:
     if cpus:
         argv = ["taskset", "-c", ",".join(map(str, cpus)), *argv]
     started = time.monotonic()
     with log_path.open("ab") as log:
-        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                env=child_env(spec.env), start_new_session=True)
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=dict(env),
+                                start_new_session=True)
     try:
         base_url = f"http://127.0.0.1:{port}"
-        ready_path = "/health" if arm == "vllm" else "/ready"
         wait_ready(proc, base_url + ready_path, log_path)
         yield Serving(base_url, served, proc.pid, time.monotonic() - started)
     finally:

@@ -15,7 +15,18 @@ METRICS = (
 ARM_TITLES = {
     "direct": "direct AsyncLLM", "vllm": "vllm serve", "switchboard": "switchboard, 1 route",
     "switchboard-2": "switchboard, 2 engines (auto, mixed)",
+    "upstream": "upstream vllm serve (bare)", "litellm": "LiteLLM proxy → upstream",
+    "switchboard-remote": "switchboard, remote engine → upstream",
 }
+# The front-end arms, each compared with the bare upstream they all sit in front of.
+FRONT_ENDS = ("switchboard-remote", "litellm")
+# (metric, how: ratio to the upstream or milliseconds added, levels, op, bound per arm);
+# issue 15: switchboard(remote) >= 0.97x the upstream's output tok/s at 32 and 64 streams and
+# <= +2 ms TTFT p50 at 1 stream. LiteLLM's same figures are reported, with no target.
+FRONT_TARGETS = (
+    ("output_throughput", "ratio", ("c32", "c64"), ">=", {"switchboard-remote": 0.97}),
+    ("median_ttft_ms", "added_ms", ("c1",), "<=", {"switchboard-remote": 2.0}),
+)
 # (metric, ratio of switchboard to the peer: at least / at most)
 # (metric, peer, op, bound) per preset: the CPU figures of the first round, the GPU ones of
 # the GPU issue (switchboard >= 0.97x a direct AsyncLLM, TTFT p50 <= 1.3x, >= 1.3x vllm serve).
@@ -75,6 +86,66 @@ def check_targets(summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
             checks.append({"metric": metric, "peer": peer, "level": label, "ratio": value,
                            "target": f"{op} {bound:.2f}", "met": ok})
     return checks
+
+
+def front_checks(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]
+                 ) -> list[dict[str, Any]]:
+    """The front-end figures against the bare upstream: a check per arm, metric and level
+    (met is None for an arm with no target, or a level not measured)."""
+    up = summary.get("upstream", {})
+    checks = []
+    for metric, how, levels, op, bounds in FRONT_TARGETS:
+        for arm in FRONT_ENDS:
+            if arm not in summary:
+                continue
+            for label in levels:
+                mine, base = summary[arm].get(label, {}).get(metric), up.get(label, {}).get(metric)
+                value = (_div(mine, base) if how == "ratio"
+                         else None if mine is None or base is None else float(mine) - float(base))
+                bound = bounds.get(arm)
+                ok = None if value is None or bound is None else (
+                    value >= bound if op == ">=" else value <= bound)
+                unit = "×" if how == "ratio" else " ms"
+                checks.append({"arm": arm, "metric": metric, "peer": "upstream", "level": label,
+                               "how": how, "value": value, "unit": unit.strip(),
+                               "target": "—" if bound is None else f"{op} {bound:g}{unit}",
+                               "met": ok})
+    return checks
+
+
+def front_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
+    """Each front-end ÷ the bare upstream at every level, and the TTFT it adds in ms."""
+    up = summary.get("upstream", {})
+    lines = ["| front-end ÷ upstream | load | out tok/s | req/s | TTFT p50 | TTFT p50 added (ms) "
+             "| TTFT p99 | TPOT p50 | ITL p50 | E2E p50 |", "|" + " --- |" * 10]
+    for arm in FRONT_ENDS:
+        for label in level_order(summary.get(arm, {})):
+            row, base = summary[arm][label], up.get(label)
+            if base is None:
+                continue
+            mine, ref = row.get("median_ttft_ms"), base.get("median_ttft_ms")
+            added = None if mine is None or ref is None else float(mine) - float(ref)
+            cells = [_f(_div(row.get(m), base.get(m)), 3) for m in
+                     ("output_throughput", "request_throughput", "median_ttft_ms")]
+            cells.append(_f(added, 1))
+            cells += [_f(_div(row.get(m), base.get(m)), 3) for m in
+                      ("p99_ttft_ms", "median_tpot_ms", "median_itl_ms", "median_e2el_ms")]
+            lines.append(f"| {ARM_TITLES[arm]} | {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def front_targets_table(checks: Sequence[Mapping[str, Any]]) -> str:
+    lines = ["| figure | measured | target | met |", "| --- | --- | --- | --- |"]
+    for c in checks:
+        met = {True: "yes", False: "**no**", None: "—"}[c["met"]]
+        what = ("÷ upstream, output tok/s" if c["how"] == "ratio"
+                else "− upstream, TTFT p50 (ms)")
+        digits = 3 if c["how"] == "ratio" else 1
+        value = "—" if c["value"] is None else (
+            f"{c['value']:.3f}" if c["how"] == "ratio" else f"{c['value']:+.{digits}f}")
+        lines.append(f"| {ARM_TITLES[c['arm']]} {what} at {c['level']} | {value} "
+                     f"| {c['target']} | {met} |")
+    return "\n".join(lines)
 
 
 def target_levels(labels: Iterable[str]) -> list[str]:
@@ -198,6 +269,13 @@ def markdown(meta: Mapping[str, Any], summary: Mapping[str, Mapping[str, Mapping
         if concurrency:
             checks = check_targets(summary, concurrency, meta.get("preset", "cpu"))
             parts += ["## Targets", "", targets_table(checks), ""]
+    if "upstream" in summary and any(arm in summary for arm in FRONT_ENDS):
+        parts += ["## Front-ends over one upstream", "",
+                  "Every front-end arm of a repeat ran in front of the same `vllm serve` "
+                  "(started once per repeat, warmed up, prefix cache reset before each arm); "
+                  "`upstream` is that server measured bare.", "",
+                  front_table(summary), "", "## Targets (front-ends)", "",
+                  front_targets_table(front_checks(summary)), ""]
     if overhead:
         parts += ["## Gateway overhead (fake engine, no model)", "", overhead_table(overhead), ""]
     if "mix" in meta:

@@ -23,10 +23,11 @@ import sys
 import time
 import traceback
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks import arms, loadgen, mixed, overhead, plots, report
+from benchmarks import arms, litellm_proxy, loadgen, mixed, overhead, plots, report
 from benchmarks.cpulock import cpu_lock
 from benchmarks.spec import (
     CPU_ENGINE_ARGS,
@@ -63,6 +64,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--long-output-len", type=int,
                    help="also run each closed-loop level with this many output tokens")
     p.add_argument("--prompts-per-stream", type=int)
+    p.add_argument("--min-prompts", type=int,
+                   help="at least this many prompts per level (more samples at 1 stream)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--quick", action="store_true", help="c=1,16, one repeat, short overhead")
     p.add_argument("--no-overhead", action="store_true", help="skip the fake-engine benchmark")
@@ -94,11 +97,13 @@ def build_spec(args: argparse.Namespace, preset: dict[str, Any]) -> BenchSpec:
     engine_args.update(parse_engine_arg(item) for item in args.engine_arg)
     per_stream = args.prompts_per_stream or preset["per_stream"]
     levels = build_levels([int(c) for c in concurrency.split(",")], rate or None, per_stream,
-                          preset["min_prompts"], args.long_output_len)
+                          args.min_prompts or preset["min_prompts"], args.long_output_len)
     wanted = tuple(a.strip() for a in args.arms.split(",") if a.strip())
     unknown = set(wanted) - set(arms.ARMS)
     if unknown:
         raise SystemExit(f"unknown arms {sorted(unknown)} (known: {', '.join(arms.ARMS)})")
+    if "litellm" in wanted:
+        litellm_proxy.ensure_venv()
     return BenchSpec(
         model=resolve(args.model),
         translation_model=resolve(args.translation_model) if "switchboard-2" in wanted else "",
@@ -111,6 +116,12 @@ def build_spec(args: argparse.Namespace, preset: dict[str, Any]) -> BenchSpec:
 
 def level_dict(level: Level) -> dict[str, Any]:
     return {**dataclasses.asdict(level), "label": level.label}
+
+
+def rotated(order: Sequence[str], repeat: int) -> list[str]:
+    """The arm order of repeat N: rotated by N, so arms are interleaved across repeats."""
+    shift = repeat % len(order)
+    return [*order[shift:], *order[:shift]]
 
 
 class Runner:
@@ -141,10 +152,14 @@ class Runner:
               f"failed {result.get('failed')}", flush=True)
 
     def run_all(self) -> None:
-        order = list(self.spec.arms)
         for repeat in range(self.first_repeat, self.first_repeat + self.spec.repeats):
-            shift = repeat % len(order)
-            for arm in order[shift:] + order[:shift]:  # interleaved: rotate the order
+            order = rotated(self.spec.arms, repeat)
+            front = [arm for arm in order if arm in arms.FRONT_ARMS]
+            for arm in order:
+                if arm in arms.FRONT_ARMS:
+                    if arm == front[0]:  # the front-end arms run as one group
+                        self.run_front(front, repeat)
+                    continue
                 print(f"[repeat {repeat + 1}/{self.spec.repeats}] {arm}", flush=True)
                 with cpu_lock(self.lock):
                     try:
@@ -153,14 +168,51 @@ class Runner:
                         traceback.print_exc()
                         print(f"  {arm} r{repeat} FAILED (see logs in {self.raw})", flush=True)
 
-    def run_arm(self, arm: str, repeat: int) -> None:
+    def run_front(self, front: list[str], repeat: int) -> None:
+        """The front-end arms of one repeat, one after another in front of one upstream
+        `vllm serve` (started, warmed up, stopped here), all under one hold of the lock so
+        nobody else's load lands between them."""
+        print(f"[repeat {repeat + 1}/{self.spec.repeats}] upstream for {', '.join(front)}",
+              flush=True)
+        with cpu_lock(self.lock):
+            try:
+                with arms.upstream_server(self.spec, self.raw / f"upstream-r{repeat}.log") as up:
+                    print(f"  upstream ready in {up.started_in_s:.1f} s", flush=True)
+                    self.warm_up(up, repeat)
+                    for arm in front:
+                        print(f"[repeat {repeat + 1}/{self.spec.repeats}] {arm}", flush=True)
+                        try:
+                            arms.reset_prefix_cache(up)
+                            self.run_arm(arm, repeat, upstream=up)
+                        except Exception:
+                            traceback.print_exc()
+                            print(f"  {arm} r{repeat} FAILED (see logs in {self.raw})",
+                                  flush=True)
+            except Exception:
+                traceback.print_exc()
+                print(f"  upstream r{repeat} FAILED (see logs in {self.raw})", flush=True)
+
+    def warm_up(self, upstream: arms.Serving, repeat: int) -> None:
+        """One unrecorded pass at the highest concurrency, so the first front-end arm does
+        not pay the fresh server's first batches that the later arms would not."""
+        closed = [lv for lv in self.spec.levels if lv.concurrency]
+        if not closed:
+            return
+        top = max(closed, key=lambda lv: lv.concurrency or 0)
+        level = Level(num_prompts=top.concurrency or 1, concurrency=top.concurrency)
+        args = loadgen.bench_args(self.spec, level, base_url=upstream.base_url,
+                                  served_name=upstream.served_name, dataset=self.dataset)
+        loadgen.run_level(args, self.raw / f"upstream-r{repeat}-warmup.log")
+
+    def run_arm(self, arm: str, repeat: int, upstream: arms.Serving | None = None) -> None:
         log = self.raw / f"{arm}-r{repeat}.log"
         if arm == "direct":
             self.run_direct(repeat, log)
             return
         dataset = self.mixed if arm == "switchboard-2" else self.dataset
-        with arms.serving(arm, self.spec, self.raw, log) as live:
-            print(f"  {arm} ready in {live.started_in_s:.1f} s", flush=True)
+        with arms.serving(arm, self.spec, self.raw, log, upstream=upstream) as live:
+            startup = 0.0 if arm == "upstream" else live.started_in_s
+            print(f"  {arm} ready in {startup:.1f} s", flush=True)
             if arm == "switchboard-2" and "mix" not in self.meta:
                 self.meta["mix"] = route_split(live.base_url, Path(self.mixed.path))
                 print(f"  route split of the mixed prompts: {self.meta['mix']}", flush=True)
@@ -170,7 +222,7 @@ class Runner:
                     args = loadgen.bench_args(self.spec, level, base_url=live.base_url,
                                               served_name=live.served_name, dataset=dataset)
                     result = loadgen.run_level(args, self.raw / f"{arm}-r{repeat}-loadgen.log")
-                    self.record(arm, repeat, level, result, live.started_in_s)
+                    self.record(arm, repeat, level, result, startup)
 
     def run_direct(self, repeat: int, log: Path) -> None:
         plan_path = self.raw / "direct-plan.json"
@@ -249,7 +301,7 @@ def write_report(raw: Path, out: Path, name: str) -> Path:
     labels = report.target_levels(summary.get("switchboard", {}))
     checks = report.check_targets(summary, labels, meta.get("preset", "cpu"))
     doc = {"meta": meta, "spec": spec, "summary": summary, "ratios": report.ratios(summary),
-           "targets": checks, "overhead": over,
+           "targets": checks, "front_targets": report.front_checks(summary), "overhead": over,
            "startup_s": {r["arm"]: r["startup_s"] for r in runs}}
     (out / f"{name}.json").write_text(json.dumps(doc, indent=1, sort_keys=True))
     md = out / f"{name}.md"
