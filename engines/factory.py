@@ -12,6 +12,10 @@ def build_engine(config: EngineConfig) -> Engine:
         max_model_len = int(config.engine_args.get("max_model_len", 2048))
         max_num_seqs = int(config.engine_args.get("max_num_seqs", 256))
         return FakeEngine(config.name, config.model, max_model_len, max_num_seqs)
+    if config.backend == "remote":
+        from engines.remote import RemoteEngine
+
+        return RemoteEngine(config)
     from engines.vllm_engine import VllmEngine  # imports no vLLM until start()
 
     return VllmEngine(config)

@@ -23,8 +23,18 @@ async def admin_status(request: Request) -> Response:
         "default_route": config.default_route,
         "routes": {n: {"engine": r.engine, "variants": [v.name for v in r.variants]}
                    for n, r in config.routes.items()},
-        "engines": gateway.engine_states(),
+        "engines": _engines(gateway),
     })
+
+
+def _engines(gateway: Gateway) -> dict[str, dict[str, object]]:
+    """Each engine's state; a remote engine (engines.remote) adds its URLs' own."""
+    states = {name: dict(state) for name, state in gateway.engine_states().items()}
+    for name, handle in gateway.snapshot.engines.items():
+        upstreams = getattr(handle.engine, "upstream_status", None)
+        if callable(upstreams) and name in states:
+            states[name]["upstreams"] = upstreams()
+    return states
 
 
 async def admin_reload(request: Request) -> Response:
