@@ -64,7 +64,28 @@ def run_level(args: argparse.Namespace, log_path: Path) -> dict[str, Any]:
 
     with log_path.open("a") as log, contextlib.redirect_stdout(log):
         result: dict[str, Any] = main(args)
-    return normalise(result)
+    out = normalise(result)
+    if args.dataset_name == "random" and args.ignore_eos:
+        out = fixed_output_tokens(out, int(args.random_output_len))
+    return out
+
+
+def fixed_output_tokens(out: dict[str, Any], per_request: int) -> dict[str, Any]:
+    """Output tok/s from the tokens every request was made to produce (`ignore_eos`, a fixed
+    length) when the client counted fewer.
+
+    vLLM's client reads `completion_tokens` only from a usage chunk whose `choices` is empty
+    (vLLM's own shape); a proxy that sends usage beside `choices: [{"delta": {}}]` (LiteLLM)
+    gets its text re-tokenised instead, which undercounts by a few percent. The client's own
+    count stays in `output_throughput_counted` / `total_output_tokens_counted`."""
+    completed, duration = int(out.get("completed") or 0), out.get("duration")
+    counted = int(out.get("total_output_tokens") or 0)
+    expected = completed * per_request
+    if not duration or counted >= expected:
+        return out
+    return {**out, "total_output_tokens_counted": counted,
+            "output_throughput_counted": out.get("output_throughput"),
+            "total_output_tokens": expected, "output_throughput": expected / float(duration)}
 
 
 def normalise(result: dict[str, Any]) -> dict[str, Any]:

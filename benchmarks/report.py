@@ -52,6 +52,9 @@ def summarise(runs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, dict[str
             values = [float(r[metric]) for r in results if r.get(metric) is not None]
             row[metric] = statistics.median(values) if values else None
             row[metric + "_all"] = values
+        # runs whose client undercounted fixed-length outputs (loadgen.fixed_output_tokens)
+        row["recounted"] = [r["output_throughput_counted"] for r in results
+                            if r.get("output_throughput_counted") is not None]
         row["failed"] = sum(int(r.get("failed") or 0) for r in results)
         row["completed"] = sum(int(r.get("completed") or 0) for r in results)
         row["first_error"] = next((r["first_error"] for r in results if r.get("first_error")), "")
@@ -264,6 +267,13 @@ def markdown(meta: Mapping[str, Any], summary: Mapping[str, Mapping[str, Mapping
              "(order rotated each repeat); figures are medians over repeats", ""]
     if summary:
         parts += ["## Arms", "", arms_table(summary, arms), ""]
+    recounted = [f"{arm} {label}" for arm in arms for label, row in summary[arm].items()
+                 if row.get("recounted")]
+    if recounted:
+        parts += ["Output tok/s recounted from the fixed output length (the client re-tokenised "
+                  "the text because the usage chunk came with a `choices` entry, "
+                  "undercounting; its own figures are in the JSON as "
+                  f"`output_throughput_counted`): {', '.join(recounted)}.", ""]
     if "switchboard" in summary:
         parts += ["## Ratios", "", ratios_table(summary), ""]
         if concurrency:

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from benchmarks import arms, litellm_proxy
+from benchmarks.loadgen import fixed_output_tokens
 from benchmarks.report import front_checks, markdown
 from benchmarks.run import build_spec, parse_args, rotated
 from benchmarks.spec import CPU_ENGINE_ARGS, BenchSpec, Level
@@ -126,3 +127,15 @@ def test_report_has_a_front_end_section_only_with_the_upstream() -> None:
            "| <= 2 ms | yes |" in text
     del summary["upstream"]
     assert "Front-ends" not in markdown(meta, summary, None, [])
+
+
+def test_undercounted_fixed_length_outputs_are_counted_as_produced() -> None:
+    out = {"completed": 8, "duration": 10.0, "total_output_tokens": 492,
+           "output_throughput": 49.2}
+    fixed = fixed_output_tokens(out, 64)
+    assert fixed["total_output_tokens"] == 512
+    assert fixed["output_throughput"] == pytest.approx(51.2)
+    assert fixed["output_throughput_counted"] == 49.2
+    assert fixed["total_output_tokens_counted"] == 492
+    exact = {**out, "total_output_tokens": 512, "output_throughput": 51.2}
+    assert fixed_output_tokens(exact, 64) == exact  # vLLM's own usage chunk: untouched
