@@ -32,7 +32,7 @@ from engines.placement import (
 )
 from engines.vllm_engine import admission_seqs
 from router import cli
-from router.config import parse_config
+from router.config import ConfigError, parse_config
 
 GIB = 1 << 30
 CONFIG = """
@@ -441,3 +441,24 @@ def test_check_refuses_a_config_whose_memory_settings_are_not_numbers(
     code, _ = run_check(tmp_path, CHECK_CONFIG.replace("0.6", "'most'"), gpu_host(H200),
                         capsys, monkeypatch)
     assert code == 1
+
+
+WIRED = "gpus" in {f.name for f in dataclasses.fields(EngineConfig)}
+
+
+@pytest.mark.skipif(not WIRED, reason="router/config.py does not parse engines.*.gpus yet")
+def test_routes_yaml_pins_engines_with_gpus() -> None:
+    text = """
+engines:
+  qa: {model: /nonexistent/qa, gpus: [1], engine_args: {gpu_memory_utilization: 0.6}}
+  tp: {model: /nonexistent/tp, gpus: [1, 0],
+       engine_args: {tensor_parallel_size: 2, gpu_memory_utilization: 0.3}}
+routes:
+  qa: {engine: qa}
+"""
+    plan = plan_memory(engines(text), gpu_host(H200, H200))
+    assert [e.devices for e in plan.engines] == [("cuda:1",), ("cuda:1", "cuda:0")]
+    assert plan.fits and plan.usage() == {"cuda:1": int(0.6 * H200) + int(0.3 * H200),
+                                          "cuda:0": int(0.3 * H200)}
+    with pytest.raises(ConfigError, match=r"engines\.qa\.gpus"):
+        parse_config(text.replace("gpus: [1]", "gpus: [0, 1]"))
