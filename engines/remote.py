@@ -189,8 +189,11 @@ class RemoteEngine:
         else:
             upstream.last_error = error
         if was != ok and not first:
-            log.warning("remote_upstream_health", engine=self.name, url=upstream.url,
-                        healthy=ok, error=error)
+            if ok:
+                log.info("remote_upstream_healthy", engine=self.name, url=upstream.url)
+            else:
+                log.warning("remote_upstream_unhealthy", engine=self.name, url=upstream.url,
+                            error=error)
 
     async def _read_models(self, client: httpx.AsyncClient, upstream: Upstream) -> None:
         response = await client.get(upstream.url + "/v1/models", timeout=_PROBE_TIMEOUT_S)
@@ -264,8 +267,11 @@ class RemoteEngine:
         upstream.failures += 1
         upstream.consecutive_failures += 1
         upstream.last_error = error
+        now = time.monotonic()
+        if now < upstream.ejected_until:
+            return  # streams that were already running there when it was ejected
         if upstream.consecutive_failures >= self._remote.eject_after_failures:
-            upstream.ejected_until = time.monotonic() + self._remote.eject_s
+            upstream.ejected_until = now + self._remote.eject_s
             upstream.consecutive_failures = 0
             upstream.ejections += 1
             log.warning("remote_upstream_ejected", engine=self.name, url=upstream.url,
