@@ -52,6 +52,13 @@ def summarise(runs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, dict[str
             values = [float(r[metric]) for r in results if r.get(metric) is not None]
             row[metric] = statistics.median(values) if values else None
             row[metric + "_all"] = values
+        # CPU seconds per 1,000 output tokens of the arm's server process tree (and, for a
+        # front-end, of the upstream behind it), median over repeats
+        for proc in ("server", "upstream"):
+            per_k = [1000 * float(r[f"{proc}_cpu_s"]) / float(r["total_output_tokens"])
+                     for r in results if r.get(f"{proc}_cpu_s") is not None
+                     and r.get("total_output_tokens")]
+            row[f"{proc}_cpu_s_per_1k_tokens"] = statistics.median(per_k) if per_k else None
         # runs whose client undercounted fixed-length outputs (loadgen.fixed_output_tokens)
         row["recounted"] = [r["output_throughput_counted"] for r in results
                             if r.get("output_throughput_counted") is not None]
@@ -134,6 +141,23 @@ def front_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
             cells += [_f(_div(row.get(m), base.get(m)), 3) for m in
                       ("p99_ttft_ms", "median_tpot_ms", "median_itl_ms", "median_e2el_ms")]
             lines.append(f"| {ARM_TITLES[arm]} | {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def cpu_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
+    """CPU seconds per 1,000 output tokens: what each front-end process costs, beside the
+    upstream's own (on a CPU-bound host every front-end CPU second is taken from vLLM)."""
+    lines = ["| arm | load | front-end process CPU s / 1k tokens | upstream CPU s / 1k tokens |",
+             "| --- | --- | --- | --- |"]
+    for arm in ("upstream", *FRONT_ENDS):
+        for label in level_order(summary.get(arm, {})):
+            row = summary[arm][label]
+            if arm == "upstream":
+                front, up = "— (none)", _f(row.get("server_cpu_s_per_1k_tokens"), 3)
+            else:
+                front = _f(row.get("server_cpu_s_per_1k_tokens"), 3)
+                up = _f(row.get("upstream_cpu_s_per_1k_tokens"), 3)
+            lines.append(f"| {ARM_TITLES[arm]} | {label} | {front} | {up} |")
     return "\n".join(lines)
 
 
@@ -286,6 +310,9 @@ def markdown(meta: Mapping[str, Any], summary: Mapping[str, Mapping[str, Mapping
                   "`upstream` is that server measured bare.", "",
                   front_table(summary), "", "## Targets (front-ends)", "",
                   front_targets_table(front_checks(summary)), ""]
+        if any(row.get("server_cpu_s_per_1k_tokens") is not None
+               for row in summary["upstream"].values()):
+            parts += ["## CPU per token", "", cpu_table(summary), ""]
     if overhead:
         parts += ["## Gateway overhead (fake engine, no model)", "", overhead_table(overhead), ""]
     if "mix" in meta:

@@ -118,6 +118,23 @@ def level_dict(level: Level) -> dict[str, Any]:
     return {**dataclasses.asdict(level), "label": level.label}
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process and its live children (engine cores)."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0.0
+    total = 0.0
+    for proc in procs:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            times = proc.cpu_times()
+            total += times.user + times.system
+    return total
+
+
 def rotated(order: Sequence[str], repeat: int) -> list[str]:
     """The arm order of repeat N: rotated by N, so arms are interleaved across repeats."""
     shift = repeat % len(order)
@@ -221,7 +238,12 @@ class Runner:
                 for level in self.spec.levels:
                     args = loadgen.bench_args(self.spec, level, base_url=live.base_url,
                                               served_name=live.served_name, dataset=dataset)
+                    cpu = {"server": live.pid, **({"upstream": upstream.pid} if upstream
+                                                  and arm != "upstream" else {})}
+                    before = {name: cpu_seconds(pid) for name, pid in cpu.items()}
                     result = loadgen.run_level(args, self.raw / f"{arm}-r{repeat}-loadgen.log")
+                    for name, pid in cpu.items():  # CPU time the level cost each process tree
+                        result[f"{name}_cpu_s"] = round(cpu_seconds(pid) - before[name], 3)
                     self.record(arm, repeat, level, result, startup)
 
     def run_direct(self, repeat: int, log: Path) -> None:

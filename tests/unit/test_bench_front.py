@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from benchmarks import arms, litellm_proxy
+from benchmarks import arms, litellm_proxy, profile_summary
 from benchmarks.loadgen import fixed_output_tokens
-from benchmarks.report import front_checks, markdown
+from benchmarks.report import cpu_table, front_checks, markdown, summarise
 from benchmarks.run import build_spec, parse_args, rotated
 from benchmarks.spec import CPU_ENGINE_ARGS, BenchSpec, Level
 from router.config import load_config
@@ -139,3 +139,31 @@ def test_undercounted_fixed_length_outputs_are_counted_as_produced() -> None:
     assert fixed["total_output_tokens_counted"] == 492
     exact = {**out, "total_output_tokens": 512, "output_throughput": 51.2}
     assert fixed_output_tokens(exact, 64) == exact  # vLLM's own usage chunk: untouched
+
+
+def test_cpu_per_token_is_reported_for_each_front_end_and_its_upstream() -> None:
+    runs = [{"arm": "upstream", "level": {"label": "c32"}, "result": {
+                "output_throughput": 100.0, "total_output_tokens": 4096, "server_cpu_s": 40.96}},
+            {"arm": "switchboard-remote", "level": {"label": "c32"}, "result": {
+                "output_throughput": 99.0, "total_output_tokens": 4096, "server_cpu_s": 2.048,
+                "upstream_cpu_s": 41.0}}]
+    summary = summarise(runs)
+    assert summary["upstream"]["c32"]["server_cpu_s_per_1k_tokens"] == pytest.approx(10.0)
+    assert summary["switchboard-remote"]["c32"]["server_cpu_s_per_1k_tokens"] == \
+        pytest.approx(0.5)
+    table = cpu_table(summary)
+    assert "| switchboard, remote engine → upstream | c32 | 0.500 | 10.010 |" in table
+
+
+def test_profile_summary_separates_the_event_loop_from_python_work(tmp_path: Path) -> None:
+    loop = "thread (1): MainThread;main (router/cli.py:1);Runner.run (asyncio/runners.py:118)"
+    send = ("thread (1): MainThread;main (router/cli.py:1);stream_events (router/http/sse.py:9)"
+            ";RequestResponseCycle.send (uvicorn/protocols/http/httptools_impl.py:542)")
+    path = tmp_path / "p.txt"
+    path.write_text(f"{loop} 6\n{send} 3\nthread (2): T;select (selectors.py:1) 5\n")
+    samples = profile_summary.read(path)
+    assert profile_summary.in_loop(samples) == 6
+    assert [s.count for s in profile_summary.busy(samples)] == [3]
+    text = profile_summary.summarise(samples)
+    assert text.startswith("samples: 14; event loop (native): 6; Python: 3")
+    assert "100.0 %  stream_events (router/http/sse.py)" in text
