@@ -354,9 +354,11 @@ class RemoteEngine:
         try:
             try:
                 async for data in _sse_data(response):
+                    if done:
+                        continue  # read to the end, so the connection goes back to the pool
                     if data == b"[DONE]":
                         done = True
-                        break
+                        continue
                     event = orjson.loads(data)
                     if "error" in event:
                         raise self._stream_error(upstream, event["error"])

@@ -56,6 +56,7 @@ class FakeUpstream:
     bodies: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
+    clients: list[int] = field(default_factory=list)  # the client port of each request
     completed: int = 0
     disconnected: int = 0
     streaming: int = 0
@@ -72,6 +73,7 @@ class FakeUpstream:
             self.bodies.append(body)
             self.headers.append(dict(request.headers))
             self.paths.append(request.url.path)
+            self.clients.append(request.client.port if request.client else 0)
             if self.status is not None:
                 return JSONResponse({"error": {"message": self.error_message, "type":
                                                "BadRequestError", "param": None,
@@ -217,6 +219,18 @@ async def test_chat_stream_usage_and_forwarded_fields(upstream: ServerThread) ->
         assert headers["x-request-id"] == "req-7"
         assert headers["traceparent"].startswith("00-aaaa")
         assert engine.stats().unfinished == 0
+    finally:
+        await engine.aclose()
+
+
+async def test_keep_alive_connections_are_reused(upstream: ServerThread) -> None:
+    engine = RemoteEngine(remote_config(upstream.url))
+    await engine.start()
+    try:
+        for i in range(3):
+            await run(engine, f"k{i}")
+        ports = upstream.upstream.clients
+        assert len(ports) == 3 and len(set(ports)) == 1  # one connection, kept alive
     finally:
         await engine.aclose()
 
@@ -540,3 +554,20 @@ def test_remote_config_parses_and_url_changes_need_a_new_engine() -> None:
     assert not engine.needs_restart_for(bigger)  # admission is the gateway's, applied live
     renamed = parse_config(text.replace("model: qa", "model: qa2")).engines["qa"]
     assert engine.needs_restart_for(renamed)
+
+
+def test_route_timeout_closes_the_upstream_stream(upstream: ServerThread) -> None:
+    upstream.upstream.token_delay_s = 0.1
+    text = gateway_config(upstream.url).replace(
+        "qa: {engine: qa, fallback: local-route}", "qa: {engine: qa, timeout_s: 0.4}")
+    app = build_app(parse_config(text), build_engine)
+    with TestClient(app) as client:
+        answer = client.post("/v1/chat/completions", json={
+            "model": "qa", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 50})
+        assert answer.status_code == 504
+        deadline = time.monotonic() + 3
+        while upstream.upstream.disconnected < 1:
+            assert time.monotonic() < deadline, "the upstream stream was not closed"
+            time.sleep(0.02)
+        assert upstream.upstream.completed == 0
+        assert client.get("/admin/status").json()["engines"]["qa"]["engine_unfinished"] == 0
