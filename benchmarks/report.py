@@ -59,6 +59,10 @@ def summarise(runs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, dict[str
                      for r in results if r.get(f"{proc}_cpu_s") is not None
                      and r.get("total_output_tokens")]
             row[f"{proc}_cpu_s_per_1k_tokens"] = statistics.median(per_k) if per_k else None
+        # ms per request the server's threads were runnable but waited for a core
+        waits = [1000 * float(r["server_runq_s"]) / float(r["completed"]) for r in results
+                 if r.get("server_runq_s") is not None and r.get("completed")]
+        row["server_runq_ms_per_request"] = statistics.median(waits) if waits else None
         # runs whose client undercounted fixed-length outputs (loadgen.fixed_output_tokens)
         row["recounted"] = [r["output_throughput_counted"] for r in results
                             if r.get("output_throughput_counted") is not None]
@@ -147,8 +151,8 @@ def front_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
 def cpu_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
     """CPU seconds per 1,000 output tokens: what each front-end process costs, beside the
     upstream's own (on a CPU-bound host every front-end CPU second is taken from vLLM)."""
-    lines = ["| arm | load | front-end process CPU s / 1k tokens | upstream CPU s / 1k tokens |",
-             "| --- | --- | --- | --- |"]
+    lines = ["| arm | load | front-end process CPU s / 1k tokens | upstream CPU s / 1k tokens "
+             "| server's wait for a core, ms / request |", "| --- | --- | --- | --- | --- |"]
     for arm in ("upstream", *FRONT_ENDS):
         for label in level_order(summary.get(arm, {})):
             row = summary[arm][label]
@@ -157,7 +161,8 @@ def cpu_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
             else:
                 front = _f(row.get("server_cpu_s_per_1k_tokens"), 3)
                 up = _f(row.get("upstream_cpu_s_per_1k_tokens"), 3)
-            lines.append(f"| {ARM_TITLES[arm]} | {label} | {front} | {up} |")
+            wait = _f(row.get("server_runq_ms_per_request"), 1)
+            lines.append(f"| {ARM_TITLES[arm]} | {label} | {front} | {up} | {wait} |")
     return "\n".join(lines)
 
 

@@ -135,6 +135,23 @@ def cpu_seconds(pid: int) -> float:
     return total
 
 
+def runq_seconds(pid: int) -> float:
+    """Seconds the threads of a process tree spent runnable but waiting for a CPU
+    (/proc/<pid>/task/<tid>/schedstat, second field; 0 where the kernel does not keep it)."""
+    import psutil
+
+    try:
+        pids = [pid, *(p.pid for p in psutil.Process(pid).children(recursive=True))]
+    except psutil.NoSuchProcess:
+        return 0.0
+    total = 0
+    for one in pids:
+        for stat in Path(f"/proc/{one}/task").glob("*/schedstat"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                total += int(stat.read_text().split()[1])
+    return total / 1e9
+
+
 def rotated(order: Sequence[str], repeat: int) -> list[str]:
     """The arm order of repeat N: rotated by N, so arms are interleaved across repeats."""
     shift = repeat % len(order)
@@ -241,9 +258,12 @@ class Runner:
                     cpu = {"server": live.pid, **({"upstream": upstream.pid} if upstream
                                                   and arm != "upstream" else {})}
                     before = {name: cpu_seconds(pid) for name, pid in cpu.items()}
+                    waited = {name: runq_seconds(pid) for name, pid in cpu.items()}
                     result = loadgen.run_level(args, self.raw / f"{arm}-r{repeat}-loadgen.log")
                     for name, pid in cpu.items():  # CPU time the level cost each process tree
                         result[f"{name}_cpu_s"] = round(cpu_seconds(pid) - before[name], 3)
+                        # and the time its threads were ready to run but waited for a core
+                        result[f"{name}_runq_s"] = round(runq_seconds(pid) - waited[name], 3)
                     self.record(arm, repeat, level, result, startup)
 
     def run_direct(self, repeat: int, log: Path) -> None:
