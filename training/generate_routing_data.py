@@ -952,13 +952,196 @@ def q_pair_judgement(rng: random.Random) -> str:
     return f"{intro}, and {ask}.\n\n{src}: {text}\n{other}: {en}"
 
 
+# -- more variety (second round, issue 18) ----------------------------------------------------
+# Larger payload pools, shared by both labels: with ~50 words and phrases the model learned
+# "thank you" and "cat" as translation words; a payload must say nothing about the label.
+# fmt: off
+MORE_WORDS = [
+    "lighthouse", "hedgehog", "cinnamon", "wheelbarrow", "pillow", "scissors", "thunderstorm",
+    "ladder", "bakery", "parking lot", "dentist", "stapler", "jellyfish", "raincoat", "cousin",
+    "neighbour", "fireworks", "laundry", "ticket", "passport", "suitcase", "onion", "garlic",
+    "carrot", "owl", "spider", "cloud", "river", "bridge", "castle", "village", "farmer",
+    "engineer", "lawyer", "wedding", "funeral", "holiday", "sunset", "sunrise", "mirror",
+    "toothbrush", "vacuum cleaner", "fridge", "oven", "chair", "pencil", "notebook", "backpack",
+    "shoelace", "zipper", "penguin", "giraffe", "mosquito", "honey", "butter", "pepper",
+    "salt", "dumpling", "noodles", "rice", "tea", "wine", "hangover", "nap", "snack",
+    "procrastination", "jealousy", "curiosity", "courage", "loneliness", "freedom", "wisdom",
+    "charger", "password", "keyboard", "screenshot", "spreadsheet", "invoice", "discount",
+]
+MORE_PHRASES = [
+    "no ice, please", "I'm just looking, thanks", "where can I buy a SIM card",
+    "the food was delicious", "I'm running late", "let's grab dinner sometime", "take care",
+    "sleep well", "have a safe trip", "I'm vegetarian", "do you take credit cards",
+    "my phone is dead", "call an ambulance", "I need a doctor", "it's too expensive",
+    "can you say that again", "what's your name", "my name is Anna", "I'm from Canada",
+    "how are you doing", "long time no see", "that's not fair", "I'm so proud of you",
+    "you're welcome", "enjoy your meal", "have a nice weekend", "I'm full", "I'm bored",
+    "it doesn't matter", "of course", "maybe tomorrow", "I can't wait", "see you soon",
+    "good evening", "sweet dreams", "well done", "I agree", "never mind", "hurry up",
+    "be careful", "don't worry", "it's my treat", "how much does it cost", "two beers, please",
+    "where is the exit", "I have a reservation", "is breakfast included", "the bill, please",
+    "happy holidays", "rest in peace", "get out of here", "that's amazing", "I'm on my way",
+    "we're closed", "fasten your seatbelt", "mind the gap", "no smoking", "wet paint",
+    "out of order", "emergency exit", "push", "pull", "keep left", "beware of the dog",
+]
+MORE_SENTENCES = [
+    "The invoice is attached to this email.",
+    "We need to reschedule the call to next Monday.",
+    "Please remove your shoes before entering.",
+    "The heating has not worked since Tuesday.",
+    "Can you pick up the kids from school today?",
+    "Our flight was cancelled because of the snow.",
+    "Dinner will be ready in twenty minutes.",
+    "I left my umbrella on the bus this morning.",
+    "The pharmacy on the corner opens at eight.",
+    "Thank you for coming to my birthday party.",
+    "The elevator is out of service until Friday.",
+    "Don't forget to water the plants while I'm away.",
+    "We regret to inform you that the event has been postponed.",
+    "Your appointment is confirmed for 3 pm.",
+    "The password must contain at least eight characters.",
+    "My grandmother grew up in a small village by the sea.",
+    "The concert starts at eight, but the doors open at seven.",
+    "Please reply to this message by the end of the week.",
+    "The new bridge will connect the two halves of the city.",
+    "He missed the last train and had to walk home.",
+]
+# Sentences that set a scene before an ask, for both labels (what precedes an ask says
+# nothing about its label).
+CONTEXT = [
+    "I'm going to {place} next month.", "My neighbour is from {place}.",
+    "I'm writing a card for my grandmother.", "Quick question before my meeting.",
+    "My girlfriend's parents are visiting this weekend.", "I'm learning languages for fun.",
+    "I'm making a poster for our shop.", "So I was watching a movie last night.",
+    "My teacher asked us something strange today.", "Hi there, hope you're well.",
+    "This might be a silly question.", "I have a job interview tomorrow.",
+    "We just moved to {place}.", "My kid asked me this and I didn't know.",
+    "I'm texting a friend right now.", "Been wondering about this for a while.",
+]
+HINGLISH = [
+    "{q} ko {lang} mein kaise bolte hain?", "{q} ka {lang} kya hai?", "{lang} mein {q} kaise kahenge",
+    "{q} {lang} mein bolo", "bhai {q} ko {lang} mein translate kar do",
+]
+SPANGLISH = [
+    "como se dice {q} in {lang}?", "oye, {q} en {lang}?", "cómo digo {q} en {lang}, porfa",
+    "what's {q} en {lang_es}?", "{q} en {lang_es}, por favor",
+]
+TAGLISH = ["paano sabihin ang {q} sa {lang}?", "ano ang {lang} ng {q}?"]
+# fmt: on
+WORDS.extend(MORE_WORDS)
+PHRASES.extend(MORE_PHRASES)
+EN_SENTENCES.extend(MORE_SENTENCES)
+
+
+def any_word(rng: random.Random) -> str:
+    return pick(rng, WORDS)
+
+
+def any_phrase(rng: random.Random) -> str:
+    roll = rng.random()
+    if roll < 0.45:
+        return pick(rng, PHRASES)
+    if roll < 0.7:
+        return pick(rng, EN_SENTENCES)
+    return any_word(rng)
+
+
+def context(rng: random.Random) -> str:
+    return pick(rng, CONTEXT).format(place=pick(rng, PLACES))
+
+
+def t_colloquial(rng: random.Random) -> str:
+    """Short asks with no translation verb, in word orders the first families lack."""
+    lang, lang2 = target_for(rng), target_for(rng)
+    ph, word = any_phrase(rng), any_word(rng)
+    q = quoted(rng, ph)
+    people, nat = pick(rng, PEOPLE), pick(rng, NATIONALITY)
+    return pick(rng, [
+        f"{q} in {lang}", f"{word} in {lang} pls", f"{q} → {lang}", f"{q} -> {lang.lower()}?",
+        f"{lang} of {q}?", f"Need the {lang} for {q}", f"can I get {q} in {lang}",
+        f"what's {q} in {lang} slang", f"in {lang}, how would one say {q}?",
+        f"the {lang} way to say {q}?", f"{q} — how in {lang}?", f"{lang} equivalent of {q}?",
+        f"in {lang} please: {q}", f"{q}, but in {lang}", f"{q} in {lang} with pronunciation",
+        f"give me {q} in {lang} and {lang2}", f"What is a {word} called in {lang}?",
+        f"what do you call a {word} in {lang}", f"What's the {lang} name for {word}?",
+        f"how would {people} say {q}", f"what do {people} say for {q}?",
+        f"How would a {nat} person say {q}?", f"if I was {nat}, how would I say {q}",
+        f"{people} word for {word}?", f"{lang} word for {q}, please",
+        f"What's {q} in {lang}? Asking for a trip.", f"How is {q} in {lang}?",
+        f"quick one: {word} in {lang}?", f"{word}. in {lang}. go",
+        f"Could you tell me the {lang} for {q}?", f"What would {q} be in {lang}?",
+        f"Give me the {lang}, {lang2} and {target_for(rng)} for {q}.",
+        f"how do you write {q} in {lang}", f"How do I spell {q} in {lang}?",
+        f"my {nat.lower()} friend helped me, how do I say {q} to her in her language?",
+        f"My coworker is {nat}. How do I tell him {q} in his language?",
+    ])
+
+
+def t_code_switched(rng: random.Random) -> str:
+    """An ask mixing two languages (Hinglish, Spanglish, Taglish) around an English payload."""
+    family = rng.random()
+    values = {
+        "q": quoted(rng, any_phrase(rng)), "lang": target_for(rng),
+        "lang_es": pick(rng, ["inglés", "francés", "alemán", "japonés", "italiano", "chino"]),
+    }
+    if family < 0.45:
+        values["lang"] = pick(rng, ["Hindi", "English", "Tamil", "Marathi", "Bengali", "Punjabi",
+                                    "hindi", "english", "Urdu", "Gujarati"])
+        return pick(rng, HINGLISH).format(**values)
+    if family < 0.85:
+        return pick(rng, SPANGLISH).format(**values)
+    return pick(rng, TAGLISH).format(**values)
+
+
+def t_foreign_message(rng: random.Random) -> str:
+    """A foreign message quoted with a "what does it say" ask: no target named."""
+    src, text = long_foreign(rng)
+    q = quoted(rng, text)
+    who = pick(rng, ["My pen pal", "My landlord", "A customer", "My mother-in-law", "The sign",
+                     "The label", "My coworker", "Someone on the train", "The waiter"])
+    return pick(rng, [
+        f"{who} wrote: {q} What is she telling me?", f"{who} said {q} — what does that mean?",
+        f"What's this in english: {q}", f"what does this say? {q}", f"{q} ??? english pls",
+        f"Can you tell me in English what this says? {q}", f"{q} what's that in English",
+        f"{who} keeps saying {q}. What does it mean?", f"{who} sent {q}, help me understand it",
+        f"What is he saying here: {q}", f"Any idea what {q} means?",
+        f"What's the meaning of this {src} sentence? {q}",
+    ])
+
+
+def q_colloquial_lookalikes(rng: random.Random) -> str:
+    """The payloads and word orders of the colloquial asks, in requests that are not
+    translations: about the phrase in its own language, about a people, about a place."""
+    lang, ph, word = target_for(rng), any_phrase(rng), any_word(rng)
+    q = quoted(rng, ph)
+    people, place = pick(rng, PEOPLE), pick(rng, PLACES)
+    return pick(rng, [
+        f"Is {q} grammatically correct?", f"Who said {q} first?", f"Write a song called {q}.",
+        f"Use {word} in a sentence.", f"fun facts about the {word}", f"how many syllables in {word}",
+        f"Is {q} too informal for an email?", f"Make {q} sound more polite.",
+        f"What rhymes with {word}?", f"Draw a {word} in ASCII art.",
+        f"How do {people} celebrate New Year?", f"What do {people} usually eat for lunch?",
+        f"Why do {people} drive on the left?", f"How do {people} greet each other?",
+        f"Are {people} friendly to tourists?", f"What do {people} think about {word}s?",
+        f"best {word} in {place}?", f"Where can I buy a {word} in {place}?",
+        f"How much is a {word} in {place}?", f"Is {word} expensive in {place}?",
+        f"Write a short story in {lang} about a {word}.", f"Describe a {word} in {lang}.",
+        f"Is {lang} spoken in {place}?", f"Is it rude to say {q} in {place}?",
+        f"Why do people say {q} when they leave?", f"Spell {word} backwards.",
+        f"Give me three synonyms for {word}.", f"Is {word} a noun or a verb?",
+        f"What's the origin of the phrase {q}?", f"Correct the punctuation: {ph}",
+        f"Rewrite {q} in the past tense.", f"Shorten this: {ph}",
+    ])
+
+
 # -- assembly ------------------------------------------------------------------------------------
 
 TRANSLATION: dict[str, tuple[Fill, float]] = {
     "explicit": (t_explicit, 1.0), "from_foreign": (t_from_foreign, 1.0),
     "ni_task": (t_ni_task, 1.0), "word_in": (t_word_in, 1.5), "say": (t_say, 1.5),
     "people": (t_people, 1.0), "meaning": (t_meaning, 1.0), "put_in": (t_putin, 1.2),
-    "other_frame": (t_other_frame, 2.5),
+    "other_frame": (t_other_frame, 2.5), "colloquial": (t_colloquial, 2.0),
+    "code_switched": (t_code_switched, 0.6), "foreign_message": (t_foreign_message, 0.8),
 }
 QA: dict[str, tuple[Fill, float]] = {
     "general": (q_general, 2.0), "say_same_language": (q_say_same_language, 1.0),
@@ -971,7 +1154,10 @@ QA: dict[str, tuple[Fill, float]] = {
     "script": (q_script, 0.5), "same_language_tasks": (q_same_language_tasks, 0.6),
     "grammar": (q_grammar, 0.8),
     "pair_judgement": (q_pair_judgement, 0.6),
+    "colloquial_lookalikes": (q_colloquial_lookalikes, 2.0),
 }
+# A scene-setting sentence before the ask, as often for either label.
+CONTEXT_RATE = 0.12
 
 
 def generate(per_unit: int, seed: int) -> Iterator[dict[str, str]]:
@@ -984,6 +1170,8 @@ def generate(per_unit: int, seed: int) -> Iterator[dict[str, str]]:
             while made < wanted and tries < wanted * 20:
                 tries += 1
                 text = vary(rng, fill(rng))
+                if rng.random() < CONTEXT_RATE:
+                    text = f"{context(rng)} {text}"
                 if text in seen:
                     continue
                 seen.add(text)

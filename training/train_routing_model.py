@@ -104,8 +104,10 @@ def main() -> int:
             "min_count": args.min_count,
         },
     }
-    with gzip.open(args.out, "wt", encoding="utf-8", compresslevel=9) as handle:
-        json.dump(model, handle, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    text = json.dumps(model, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    # mtime=0: the same data gives the same bytes, so the committed file can be checked.
+    with args.out.open("wb") as raw, gzip.GzipFile(None, "wb", 9, raw, mtime=0) as handle:
+        handle.write(text.encode("utf-8"))
     size = args.out.stat().st_size
     print(
         f"{len(kept)} of {len(weights)} weights kept → {args.out} ({size / 1e6:.2f} MB), "

@@ -37,6 +37,8 @@ IMPERATIVE_BEFORE = re.compile(
     r"|(?:请|請|帮我|幫我|帮忙|把|将|將|给我|給我|能不能|可以|麻烦|麻煩|再|来|來|试着|尝试|进行|進行)\s*"
     r")$"
 )
+# The 把/将 construction puts the object before the verb: "请帮我把这句话翻译一下".
+ZH_BA_BEFORE = re.compile(r"(?:把|将|將)[^。！？!?\n]{1,60}$")
 # English noun/participle forms count only with an explicit request around them.
 NOUN_FORM = re.compile(r"translat(?:ion|ions|or|ors|ed)\b")
 NOUN_REQUEST = re.compile(
@@ -71,6 +73,8 @@ TOPIC = re.compile(
     r"faithful|mistakes?|errors?|quality|make sense)\b[^.!\n]{0,20}\?"
     r"|\b(?:whether|if)\b[^.?!\n]{0,60}\b(?:a |an |the |its |their )?(?:\w+ )?translations?\b"
     r"|\binto (?:plain|simple|simpler|layman'?s?|everyday|normal) (?:english|language|terms|words)"
+    r"|\b(?:better|more (?:accurate|natural|faithful|literal|idiomatic)) translations?\b"
+    r"|\bwhich (?:\w+ )?translations? (?:is|sounds|reads)\b"
     r"|\b(?:is|are|was|does) (?:this|that|my|the|these|it)\b[^.?!\n]{0,30}translat\w*"
     r"[^.!\n]{0,30}\?"
     r"|机器翻[译譯]|机翻|翻[译譯](?:是否|对不对|对吗|正确吗|准确吗|有没有|质量|的质量|软件|工具|"

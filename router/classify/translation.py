@@ -302,9 +302,13 @@ class TranslationSignal:
             ):
                 continue  # "translate this into code", "… into a SQL query"
             payload = p.PAYLOAD_MARK.search(after)
-            if target is None and not payload and not p.IMPERATIVE_BEFORE.search(before):
+            # "请帮我把 '…' 翻译一下": 把/将 puts the object before the verb, a request too.
+            imperative = p.IMPERATIVE_BEFORE.search(before) or (
+                not word.isascii() and p.ZH_BA_BEFORE.search(before)
+            )
+            if target is None and not payload and not imperative:
                 continue
-            if target is None and len(text) - end < 3 and not p.IMPERATIVE_BEFORE.search(before):
+            if target is None and len(text) - end < 3 and not imperative:
                 continue
             reason = f"translation verb '{word}'" + (f" + target '{target}'" if target else "")
             return _Found((0.95 if target else 0.85), reason, start, target)
@@ -416,7 +420,7 @@ class TranslationSignal:
         script = dominant_script(text)
         if script in SCRIPT_LANGUAGE:
             return SCRIPT_LANGUAGE[script or ""] == target and not _mixed_script(text)
-        identified = self._id.identify(text)
+        identified = self._id.identify(_without_names(text, scan.mentions))
         if identified is None:
             return False
         if identified.language == target:
@@ -588,9 +592,10 @@ def _search_ends(pattern: re.Pattern[str], text: str) -> int | None:
 
 
 def _into_word(text: str, start: int, into: re.Match[str]) -> str:
-    """The word a verb translates "into": past an article ("into a spreadsheet formula")."""
+    """The word a verb translates "into": past an article or a determiner ("into a spreadsheet
+    formula", "into any Arabic dialect")."""
     word = into.group(1)
-    if word in ("a", "an", "the"):
+    if word in ("a", "an", "the", "any", "some", "one", "whichever", "whatever"):
         after = _NEXT_WORD.match(text, start + into.end(1))
         if after is not None:
             return after.group(1)
@@ -601,6 +606,14 @@ def _ja_object(text: str, start: int) -> bool:
     """A Japanese object marker before "日本語にして": some text is to become Japanese."""
     before = text[max(0, start - 20) : start]
     return "を" in before and not any(word in before for word in ("答", "返事", "返信", "設定"))
+
+
+def _without_names(text: str, mentions: tuple[Mention, ...]) -> str:
+    """The text less the language names it mentions: "put this into Portuguese: …" reads as
+    Portuguese to the identifier because of the word "portuguese" alone."""
+    for mention in sorted(mentions, key=lambda m: m.start, reverse=True):
+        text = text[: mention.start] + " " + text[mention.end :]
+    return text
 
 
 def _mixed_script(text: str) -> bool:

@@ -295,6 +295,16 @@ CASES = [
     ("qa", "Верный ли перевод: «good luck» — «удачи»?"),
     ("qa", "Determine whether the English sentence is an accurate translation of the Tamil one."),
     ("qa", "In this task, translate all the numbers in the given English sentence into words."),
+    # a determiner before the language ("into any ⟨language⟩ dialect") still names a language
+    ("translation", "Translate into any Italian dialect and tell me which: 'Let's eat!'"),
+    ("translation", "Translate 'good morning' into some Arabic dialect and name it."),
+    # a language name does not make the frame that language ("portuguese" read as Portuguese)
+    ("translation", "Put this into Portuguese: the parcel arrives tomorrow"),
+    # 把/将 before the verb is a request in Chinese
+    ("translation", "请帮我把 'Keep calm and carry on' 翻译一下"),
+    # comparing translations is judging them
+    ("qa", "Which is the better translation of 'Ich liebe dich': 'I love you' or 'I like you'?"),
+    ("qa", "Which translation sounds more natural, A or B?"),
 ]
 
 
