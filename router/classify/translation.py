@@ -26,7 +26,7 @@ MIN_ID_CONFIDENCE = 0.6
 SURE = 0.8
 # The payload's language is identified from its first characters: identification costs time
 # in proportion to length, and a long payload's first sentences are as telling as all of it.
-PAYLOAD_SAMPLE = 120
+PAYLOAD_SAMPLE = 80
 # A phrase asked about counts as foreign to its ask from this identification confidence.
 FOREIGN_PHRASE_CONFIDENCE = 0.7
 _CONVERT = re.compile(
