@@ -102,6 +102,9 @@ class RemoteEngine:
         self._max_model_len = self._remote.max_model_len or 0
         self._max_in_flight = config.max_in_flight or REMOTE_DEFAULT_MAX_IN_FLIGHT
         self._open: dict[str, httpx.Response] = {}
+        # Requests still connecting, and those of them aborted meanwhile.
+        self._connecting: set[str] = set()
+        self._aborted: set[str] = set()
         self._health_task: asyncio.Task[None] | None = None
         self._next = 0  # round-robin start among equally loaded URLs
         self._closed = False
@@ -342,8 +345,19 @@ class RemoteEngine:
         raise self._failure_error(*last)
 
     async def generate(self, request: GenerationRequest) -> AsyncIterator[GenerationChunk]:
-        upstream, response = await self._open_stream(request)
         request_id = request.request_id
+        self._connecting.add(request_id)
+        aborted = False
+        try:
+            upstream, response = await self._open_stream(request)
+        finally:
+            self._connecting.discard(request_id)
+            aborted = request_id in self._aborted
+            self._aborted.discard(request_id)
+        if aborted:  # while it was connecting (a first-token timeout, a drain)
+            upstream.outstanding -= 1
+            await asyncio.shield(response.aclose())
+            return
         self._open[request_id] = response
         choices = int(request.sampling.get("n") or 1)
         chat = request.prompt.messages is not None
@@ -362,21 +376,13 @@ class RemoteEngine:
                     event = orjson.loads(data)
                     if "error" in event:
                         raise self._stream_error(upstream, event["error"])
-                    usage = event.get("usage")
-                    if usage and held is not None:
-                        # The exact completion count replaces the per-delta estimate.
-                        completion = int(usage.get("completion_tokens") or counted)
-                        yield _with_usage(held, completion - counted + held.token_count,
-                                          usage.get("prompt_tokens"))
-                        held = None
-                        continue
                     for choice in event.get("choices") or ():
-                        text = _delta_text(choice, chat)
                         finish = choice.get("finish_reason")
                         # One token per delta until usage says otherwise (vLLM sends one
                         # delta per step, empty ones included).
-                        chunk = GenerationChunk(index=int(choice.get("index", 0)), text=text,
-                                                token_count=1, finish_reason=finish,
+                        chunk = GenerationChunk(index=int(choice.get("index", 0)),
+                                                text=_delta_text(choice, chat), token_count=1,
+                                                finish_reason=finish,
                                                 stop_reason=choice.get("stop_reason"))
                         counted += 1
                         if finish is not None:
@@ -385,6 +391,13 @@ class RemoteEngine:
                                 held = chunk
                                 continue
                         yield chunk
+                    usage = event.get("usage")
+                    if usage and held is not None:
+                        # The exact completion count replaces the per-delta estimate.
+                        completion = int(usage.get("completion_tokens") or counted)
+                        yield _with_usage(held, completion - counted + held.token_count,
+                                          usage.get("prompt_tokens"))
+                        held = None
             except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
                 if request_id not in self._open:
                     return  # aborted: closing the response ended the read
@@ -407,6 +420,8 @@ class RemoteEngine:
         response = self._open.pop(request_id, None)
         if response is not None:
             await response.aclose()
+        elif request_id in self._connecting:
+            self._aborted.add(request_id)  # generate() closes it as soon as it is connected
 
     async def check_health(self) -> None:
         if self._client is None:

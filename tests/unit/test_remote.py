@@ -45,6 +45,7 @@ class FakeUpstream:
 
     tokens: int = 4
     token_delay_s: float = 0.0
+    header_delay_s: float = 0.0  # before the response starts (a slow connect or queue)
     status: int | None = None  # answer every generation with this status
     error_message: str = "bad request"
     die_after: int | None = None  # tokens before the connection is cut
@@ -52,6 +53,7 @@ class FakeUpstream:
     models: list[dict[str, Any]] = field(
         default_factory=lambda: [{"id": "qa", "max_model_len": 512}])
     send_usage: bool = True
+    usage_with_last: bool = False  # usage in the last delta's event, not an event of its own
     prompt_tokens: int = 7
     bodies: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
@@ -78,6 +80,8 @@ class FakeUpstream:
                 return JSONResponse({"error": {"message": self.error_message, "type":
                                                "BadRequestError", "param": None,
                                                "code": self.status}}, self.status)
+            if self.header_delay_s:
+                await asyncio.sleep(self.header_delay_s)
             return StreamingResponse(self._stream(body, request.url.path),
                                      media_type="text/event-stream")
 
@@ -108,10 +112,15 @@ class FakeUpstream:
                     else:
                         entry["text"] = text
                     entries.append(entry)
-                yield b"data: " + orjson.dumps({"id": "x", "choices": entries}) + b"\n\n"
+                event: dict[str, Any] = {"id": "x", "choices": entries}
+                if last and self.usage_with_last:
+                    event["usage"] = {"prompt_tokens": self.prompt_tokens,
+                                      "completion_tokens": count * choices}
+                yield b"data: " + orjson.dumps(event) + b"\n\n"
                 if self.token_delay_s:
                     await asyncio.sleep(self.token_delay_s)
-            if self.send_usage and (body.get("stream_options") or {}).get("include_usage"):
+            if self.send_usage and not self.usage_with_last and (
+                    body.get("stream_options") or {}).get("include_usage"):
                 usage = {"prompt_tokens": self.prompt_tokens,
                          "completion_tokens": count * choices,
                          "total_tokens": self.prompt_tokens + count * choices}
@@ -259,6 +268,18 @@ async def test_without_usage_the_per_delta_estimate_stands(upstream: ServerThrea
         chunks = await run(engine, max_tokens=3)
         assert sum(c.token_count for c in chunks) == 3
         assert all(c.prompt_tokens is None for c in chunks)
+    finally:
+        await engine.aclose()
+
+
+async def test_usage_in_the_last_deltas_event(upstream: ServerThread) -> None:
+    upstream.upstream.usage_with_last = True
+    engine = RemoteEngine(remote_config(upstream.url))
+    await engine.start()
+    try:
+        chunks = await run(engine, max_tokens=2, n=2)
+        assert sum(c.token_count for c in chunks) == 4
+        assert [c.prompt_tokens for c in chunks if c.prompt_tokens is not None] == [7]
     finally:
         await engine.aclose()
 
@@ -427,6 +448,28 @@ async def test_abort_and_close_end_the_upstream_stream(upstream: ServerThread) -
         await stream.aclose()
         await wait_for(lambda: upstream.upstream.disconnected == 2)
         assert engine.stats().unfinished == 0 and upstream.upstream.streaming == 0
+    finally:
+        await engine.aclose()
+
+
+async def test_abort_while_connecting_ends_the_request_once_connected(
+        upstream: ServerThread) -> None:
+    upstream.upstream.header_delay_s = 0.3
+    upstream.upstream.token_delay_s = 0.05
+    engine = RemoteEngine(remote_config(upstream.url))
+    await engine.start()
+    try:
+        prompt = await engine.prepare_chat([{"role": "user", "content": "hi"}])
+        stream = engine.generate(GenerationRequest("c1", prompt, {"max_tokens": 100}))
+        first = asyncio.create_task(anext(stream, None))
+        await wait_for(lambda: len(upstream.upstream.bodies) == 1)
+        await engine.abort("c1")
+        assert await asyncio.wait_for(first, 3) is None  # ended without a delta
+        await wait_for(lambda: upstream.upstream.disconnected == 1)
+        assert upstream.upstream.completed == 0 and engine.stats().unfinished == 0
+        # An abort for a request that is not running leaves nothing behind.
+        await engine.abort("never-seen")
+        assert not engine._aborted  # the bookkeeping of aborts stays bounded
     finally:
         await engine.aclose()
 
