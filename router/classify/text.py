@@ -43,6 +43,18 @@ def normalise(text: str) -> str:
     return _SPACES.sub(" ", folded).strip()
 
 
+def in_original_case(raw: str, normalised: str, part: str) -> str:
+    """`part` of `normalise(raw)` as `raw` writes it (NFKC, spaces collapsed, case kept): the
+    text a route translates must keep its capitals. `part` itself where casefolding changed
+    the text's length ("ß" → "ss") and offsets no longer line up."""
+    display = _SPACES.sub(" ", unicodedata.normalize("NFKC", raw)).strip()
+    start = normalised.find(part)
+    if start < 0 or len(display) != len(normalised):
+        return part
+    original = display[start : start + len(part)]
+    return original if original.casefold() == part else part
+
+
 def window(text: str) -> str:
     """The instruction-bearing part of a long text: its head and its tail."""
     if len(text) <= HEAD_CHARS + TAIL_CHARS:

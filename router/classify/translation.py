@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from router.classify import phrasing as p
 from router.classify.langid import LanguageIdentifier, dominant_script
 from router.classify.languages import LanguageNames, Mention
-from router.classify.text import normalise, window
+from router.classify.text import in_original_case, normalise, window
 
 SCRIPT_LANGUAGE = {
     "Han": "Chinese", "Kana": "Japanese", "Hangul": "Korean", "Arabic": "Arabic",
@@ -139,7 +139,7 @@ class TranslationSignal:
             return None, self._negative_kind(scan, checking is not None)
         if kind == "verb" and found.target is not None:
             kind = "verb_target"
-        return self._result(full, scan, found, kind), kind
+        return self._result(raw, full, scan, found, kind), kind
 
     def _negative_kind(self, scan: _Scan, checking: bool) -> str:
         text = scan.text
@@ -188,20 +188,18 @@ class TranslationSignal:
         scan = self._scan(window(full))
         target = self._target(scan, 0) or self._plain(scan)
         found = _Found(0.0, "", 0, target)
-        return self._result(full, scan, found, "")
+        return self._result(raw, full, scan, found, "")
 
-    def _result(self, full: str, scan: _Scan, found: _Found, kind: str) -> SignalResult:
+    def _result(self, raw: str, full: str, scan: _Scan, found: _Found, kind: str) -> SignalResult:
         source = self._source(full, scan, found)
         target = found.target or self._infer_target(scan.text, source)
         payload = (found.payload or _payload(full, found.anchor)).strip()
-        return SignalResult(
-            found.confidence,
-            found.reason,
-            target,
-            source,
-            payload if payload and payload != full.strip() else None,
-            kind,
-        )
+        if payload and payload != full.strip():
+            # The rules read casefolded text; the route translates the text as written.
+            kept: str | None = in_original_case(raw, full, payload)
+        else:
+            kept = None
+        return SignalResult(found.confidence, found.reason, target, source, kept, kind)
 
     def detect_instruction(self, system: str, user: str) -> SignalResult | None:
         """A system prompt that makes every user turn a translation ("Translate into …")."""

@@ -207,3 +207,32 @@ def test_decision_carries_reason(classifier: Classifier) -> None:
     decision = classifier.classify_text("traduce al español: good morning")
     assert "traduce" in decision.reason and "Spanish" in decision.reason
     assert 0 < decision.confidence <= 1
+
+
+@pytest.mark.parametrize(
+    ("text", "payload"),
+    [
+        (
+            "Translate into French: The Meeting Is On Monday, Anna.",
+            "The Meeting Is On Monday, Anna.",
+        ),
+        ('How do you say "Happy Birthday, Maria" in Spanish?', "Happy Birthday, Maria"),
+        ("Übersetze ins Englische: Die Katze von Herrn Müller", "Die Katze von Herrn Müller"),
+        # full-width forms are still NFKC-normalised; only the case is kept
+        ("Translate into German: ＡＢＣ Corp. is hiring", "ABC Corp. is hiring"),
+    ],
+)
+def test_payload_keeps_the_case_it_was_written_in(
+    classifier: Classifier, text: str, payload: str
+) -> None:
+    """The rules read casefolded text, but the route translates the text as the user wrote it
+    (names, German nouns)."""
+    decision = classifier.classify_text(text)
+    assert decision.route == "translation"
+    assert decision.payload == payload
+
+
+def test_payload_falls_back_to_casefolded_when_lengths_differ(classifier: Classifier) -> None:
+    # "ß" casefolds to "ss": offsets no longer line up, so the casefolded payload is kept
+    decision = classifier.classify_text("Übersetze ins Englische: Die Straße ist nass.")
+    assert decision.payload == "die strasse ist nass."
