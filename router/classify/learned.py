@@ -143,8 +143,10 @@ class LinearModel:
         """The probability of the model's label, its logit shifted by `prior`."""
         weights = self._weights
         scale = 1.0 / math.sqrt(max(1, feats.bag_size))
-        bag = (sum(map(self._gram_weights.get, feats.grams, repeat(0.0)))
-               + sum(map(weights.get, feats.words, repeat(0.0)))) * scale
+        bag = (
+            sum(map(self._gram_weights.get, feats.grams, repeat(0.0)))
+            + sum(map(weights.get, feats.words, repeat(0.0)))
+        ) * scale
         dense = sum(map(weights.get, feats.dense, repeat(0.0)))
         logit = self._bias + prior + bag + dense
         probability = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit))))
