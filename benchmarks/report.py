@@ -291,7 +291,8 @@ def markdown(meta: Mapping[str, Any], summary: Mapping[str, Mapping[str, Mapping
              f"- engine args (every arm): `{meta['engine_args']}`",
              f"- load: vLLM's `vllm.benchmarks.serve` (openai-chat, random dataset "
              f"{meta['input_len']} in / {meta['output_len']} out tokens, ignore_eos, seed "
-             f"{meta['seed']}); two-engine arm: mixed QA + translation prompts, `model: auto`",
+             f"{meta['seed']})" + ("; two-engine arm: mixed QA + translation prompts, "
+                                   "`model: auto`" if "switchboard-2" in summary else ""),
              f"- repeats: {repeat_counts(summary) or meta['repeats']}, arms interleaved "
              "(order rotated each repeat); figures are medians over repeats", ""]
     if summary:
