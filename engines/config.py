@@ -46,13 +46,16 @@ class EngineConfig:
     restart_on_failure: bool = False
     # Only for backend "remote".
     remote: RemoteConfig | None = None
+    # CUDA devices (CUDA_VISIBLE_DEVICES order) this engine's tp × pp × dp ranks use; None packs
+    # it onto the first GPUs. Checked by engines.placement.parse_gpus.
+    gpus: tuple[int, ...] | None = None
 
     def needs_restart_for(self, new: EngineConfig) -> bool:
         """Only what the engine itself was built from (for a remote engine: its upstream
         settings, URLs included); the other fields are the gateway's (admission bounds,
         restart policy, default sampling) and apply live."""
-        return (self.model, dict(self.engine_args), self.backend, self.remote) != (
-            new.model, dict(new.engine_args), new.backend, new.remote)
+        return (self.model, dict(self.engine_args), self.backend, self.remote, self.gpus) != (
+            new.model, dict(new.engine_args), new.backend, new.remote, new.gpus)
 
 
 @dataclass(frozen=True, slots=True)

@@ -214,7 +214,7 @@ def _pinned(config: EngineConfig) -> tuple[int, ...] | None:
     pinned = engine_gpus(config)
     if pinned is None:
         return None
-    key = "gpus" if getattr(config, "gpus", None) else "engine_args.device_ids"
+    key = "gpus" if config.gpus else "engine_args.device_ids"
     raw = list(pinned)
     args = dict(config.engine_args)
     if key != "gpus":

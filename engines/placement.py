@@ -27,6 +27,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from engines.config import EngineConfig
+
 CUDA_VISIBLE_DEVICES = "CUDA_VISIBLE_DEVICES"
 PARALLEL_SIZE_KEYS = ("tensor_parallel_size", "pipeline_parallel_size",
                       "prefill_context_parallel_size", "data_parallel_size")
@@ -76,13 +78,12 @@ def parse_gpus(raw: Any, args: Mapping[str, Any]) -> tuple[int, ...] | None:
     return tuple(raw)
 
 
-def configured_gpus(config: Any) -> tuple[int, ...] | None:
+def configured_gpus(config: EngineConfig) -> tuple[int, ...] | None:
     """The engine's `gpus` (the gateway narrows CUDA_VISIBLE_DEVICES for them)."""
-    pinned = getattr(config, "gpus", None)  # an EngineConfig field once router/config parses it
-    return tuple(pinned) if pinned else None
+    return config.gpus or None
 
 
-def engine_gpus(config: Any) -> tuple[int, ...] | None:
+def engine_gpus(config: EngineConfig) -> tuple[int, ...] | None:
     """The GPUs an engine is pinned to: its `gpus`, else vLLM's own `engine_args.device_ids`
     (0.32+; vLLM selects those itself) when they are indices; None when it is not pinned."""
     pinned = configured_gpus(config)

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from engines.config import SAMPLING_FIELDS, EngineConfig, RemoteConfig
+from engines.placement import parse_gpus
 from router.classify.config import SIGNAL_NAMES, RecognitionConfig
 
 __all__ = ["EngineConfig"]  # built here from routes.yaml; the engine layer owns the type
@@ -357,7 +358,7 @@ def _parse_engines(
         raise ConfigError("engines", "at least one engine is required")
     engines: dict[str, EngineConfig] = {}
     allowed = ("model", "engine_args", "sampling", "max_in_flight", "max_queue", "backend",
-               "restart_on_failure", "remote")
+               "restart_on_failure", "remote", "gpus")
     for name, body in data.items():
         path = f"engines.{name}"
         spec = _mapping(path, body)
@@ -392,6 +393,14 @@ def _parse_engines(
         max_queue = _typed(f"{path}.max_queue", spec.get("max_queue", 256), (int,), "an integer")
         if max_queue < 0:
             raise ConfigError(f"{path}.max_queue", "must be >= 0")
+        gpus = None
+        if "gpus" in spec:
+            if backend != "vllm":
+                raise ConfigError(f"{path}.gpus", "only for backend: vllm (GPUs of this host)")
+            try:
+                gpus = parse_gpus(spec["gpus"], args)
+            except ValueError as exc:
+                raise ConfigError(f"{path}.gpus", str(exc)) from exc
         engines[str(name)] = EngineConfig(
             name=str(name),
             model=model,
@@ -403,6 +412,7 @@ def _parse_engines(
             restart_on_failure=_typed(f"{path}.restart_on_failure",
                                       spec.get("restart_on_failure", False), (bool,), "a boolean"),
             remote=remote,
+            gpus=gpus,
         )
     return engines
 

@@ -134,3 +134,22 @@ def test_errors_name_their_yaml_path(text: str, message: str) -> None:
 def test_engine_args_are_not_checked_without_names() -> None:
     text = "engines: {qa: {model: m, engine_args: {anything: 1}}}\nroutes: {qa: {engine: qa}}\n"
     assert parse_config(text).engines["qa"].engine_args == {"anything": 1}
+
+
+def test_gpus_pin_a_vllm_engine_and_a_change_of_them_restarts_it() -> None:
+    text = """
+engines:
+  qa: {model: /m/qa, gpus: [1]}
+  up: {model: qa, backend: remote, remote: {urls: ["http://10.0.0.5:8000"]}}
+routes:
+  qa: {engine: qa}
+"""
+    config = parse_config(text)
+    assert config.engines["qa"].gpus == (1,)
+    assert config.engines["up"].gpus is None
+    moved = parse_config(text.replace("gpus: [1]", "gpus: [0]")).engines["qa"]
+    assert config.engines["qa"].needs_restart_for(moved)
+    with pytest.raises(ConfigError, match=r"engines\.up\.gpus.*only for backend: vllm"):
+        parse_config(text.replace('backend: remote,', 'backend: remote, gpus: [0],'))
+    with pytest.raises(ConfigError, match=r"engines\.qa\.gpus.*spans 1"):
+        parse_config(text.replace("gpus: [1]", "gpus: [0, 1]"))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import threading
 import time
@@ -155,15 +154,8 @@ def test_inventory_without_nvml_is_cpu_only() -> None:
 # --- placement: parallel engines, GPU pins, Ray, non-vLLM backends ---------------------------
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Pinned(EngineConfig):
-    """An EngineConfig with `gpus` (router/config.py parses it into EngineConfig.gpus)."""
-
-    gpus: tuple[int, ...] | None = None
-
-
 def vllm_engine(name: str, gpus: tuple[int, ...] | None = None, **args: object) -> EngineConfig:
-    return Pinned(name, f"/nonexistent/{name}", engine_args=args, gpus=gpus)
+    return EngineConfig(name, f"/nonexistent/{name}", engine_args=args, gpus=gpus)
 
 
 def by_name(*configs: EngineConfig) -> dict[str, EngineConfig]:
@@ -443,10 +435,6 @@ def test_check_refuses_a_config_whose_memory_settings_are_not_numbers(
     assert code == 1
 
 
-WIRED = "gpus" in {f.name for f in dataclasses.fields(EngineConfig)}
-
-
-@pytest.mark.skipif(not WIRED, reason="router/config.py does not parse engines.*.gpus yet")
 def test_routes_yaml_pins_engines_with_gpus() -> None:
     text = """
 engines:

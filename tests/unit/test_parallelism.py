@@ -14,7 +14,6 @@ from engines import vllm_engine
 from engines.config import EngineConfig
 from engines.placement import CUDA_VISIBLE_DEVICES, ENGINE_START_LOCK
 from router.config import parse_config
-from tests.unit.test_memory import Pinned
 
 # The one unit test module that imports vLLM (AsyncEngineArgs is what is under test).
 pytest.importorskip("vllm.engine.arg_utils", reason="needs the installed vLLM's AsyncEngineArgs")
@@ -75,7 +74,7 @@ def test_a_pinned_engine_is_built_with_its_gpus_visible_and_nothing_else(
     recorder = RecordingAsyncLLM()
     monkeypatch.setattr(async_llm.AsyncLLM, "from_engine_args", recorder.from_engine_args)
     monkeypatch.setenv(CUDA_VISIBLE_DEVICES, "2,3")
-    pinned = Pinned("mt", "/models/mt", gpus=(1,))
+    pinned = EngineConfig("mt", "/models/mt", gpus=(1,))
     plain = EngineConfig("qa", "/models/qa")
     results: list[str] = []
     first = threading.Thread(target=lambda: results.append(
