@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 _SPACES = re.compile(r"[^\S\n]+")
 # Instructions sit at the start of a request or after the payload; the middle of a long
 # request is payload whose words must not trigger anything (and scanning it costs time).
-HEAD_CHARS = 400
-TAIL_CHARS = 200
+HEAD_CHARS = 300
+TAIL_CHARS = 150
 
 
 def content_text(content: object) -> str:
