@@ -36,7 +36,8 @@ from benchmarks.spec import BenchSpec, cli_flags
 
 # The front-end arms share one upstream per repeat (Runner.run_front).
 FRONT_ARMS = ("upstream", "litellm", "switchboard-remote")
-ARMS = ("direct", "vllm", "switchboard", "switchboard-2", *FRONT_ARMS)
+DEFAULT_ARMS = ("direct", "vllm", "switchboard", "switchboard-2")  # a plain `benchmarks.run`
+ARMS = (*DEFAULT_ARMS, *FRONT_ARMS)
 HTTP_ARMS = ARMS[1:]
 # The upstream's dev routes (POST /reset_prefix_cache) let every front-end arm start on a cold
 # prefix cache, as a freshly started server would; they add nothing to the request path.

@@ -54,7 +54,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--concurrency", help="comma-separated closed-loop levels")
     p.add_argument("--rate", type=float, help="open-loop requests/s (0: none)")
     p.add_argument("--repeats", type=int)
-    p.add_argument("--arms", default=",".join(arms.ARMS))
+    p.add_argument("--arms", default=",".join(arms.DEFAULT_ARMS),
+                   help=f"comma-separated, of: {', '.join(arms.ARMS)}")
     p.add_argument("--model", default="builtin:smollm2-135m-instruct")
     p.add_argument("--translation-model", default="builtin:gemma-3-270m")
     p.add_argument("--engine-arg", action="append", default=[], metavar="KEY=VALUE",

@@ -167,3 +167,7 @@ def test_profile_summary_separates_the_event_loop_from_python_work(tmp_path: Pat
     text = profile_summary.summarise(samples)
     assert text.startswith("samples: 14; event loop (native): 6; Python: 3")
     assert "100.0 %  stream_events (router/http/sse.py)" in text
+
+
+def test_a_plain_run_keeps_the_original_arms() -> None:
+    assert parse_args([]).arms == "direct,vllm,switchboard,switchboard-2"
