@@ -40,13 +40,14 @@ REMOTE = ("{backend: remote, model: qa, max_in_flight: 64, remote: {urls: [UPSTR
 
 def gateway_config(upstream: str, stage: str = "base") -> str:
     """base: chat on the remote engine qa; added: a second remote engine qa2 takes chat;
-    removed: qa2 gone again."""
+    replaced: qa2 gone again, and qa replaced by a new engine (other upstream settings)."""
     engines = {"qa": REMOTE, "local": LOCAL_ENGINE}
     chat_engine = "qa"
     if stage == "added":
-        # Another engine on the same upstream (its own URL settings make it a new engine).
-        engines["qa2"] = REMOTE.replace("health_interval_s: 0.5", "health_interval_s: 1")
+        engines["qa2"] = REMOTE.replace("max_in_flight: 64", "max_in_flight: 32")
         chat_engine = "qa2"
+    if stage == "replaced":
+        engines["qa"] = REMOTE.replace("health_interval_s: 0.5", "health_interval_s: 0.6")
     lines = ["server: {reload_drain_timeout_s: 30}", "default_route: qa", "engines:"]
     lines += [f"  {name}: {spec.replace('UPSTREAM', upstream)}" for name, spec in
               engines.items()]
@@ -242,8 +243,10 @@ class Traffic:
     def run(self) -> None:
         with httpx.Client(base_url=self.base_url, timeout=120) as client:
             while not self.stop.is_set():
-                streamed = self.statuses.total() % 2 == 1
-                body = {"model": "chat", "stream": streamed,
+                sent = self.statuses.total()
+                streamed = sent % 2 == 1
+                body = {"model": "chat" if sent % 4 < 2 else "qa", "stream": streamed,
+                        "max_tokens": 8,
                         "messages": [{"role": "user", "content": "Name a fruit."}]}
                 with client.stream("POST", "/v1/chat/completions", json=body) as response:
                     text = response.read().decode()
@@ -254,6 +257,14 @@ class Traffic:
                 self.engines[response.headers.get("x-switchboard-engine", "?")] += 1
 
 
+def _wait_served(traffic: list[Traffic], engine: str, count: int) -> None:
+    """Until the traffic has had `count` answers from `engine` (the new engine serves)."""
+    deadline = time.monotonic() + 60
+    while sum(t.engines[engine] for t in traffic) < count:
+        assert time.monotonic() < deadline, f"{engine} served no traffic after the reload"
+        time.sleep(0.1)
+
+
 def _reload(gateway: RunningGateway) -> dict[str, object]:
     response = httpx.post(f"{gateway.base_url}/admin/reload", timeout=300)
     assert response.status_code == 200, response.text
@@ -261,7 +272,7 @@ def _reload(gateway: RunningGateway) -> dict[str, object]:
     return body
 
 
-def test_reload_adds_and_removes_a_remote_engine_under_traffic(setup: Setup) -> None:
+def test_reload_adds_replaces_and_removes_remote_engines_under_traffic(setup: Setup) -> None:
     traffic = [Traffic(setup.gateway.base_url) for _ in range(2)]
     workers = [threading.Thread(target=t.run) for t in traffic]
     for worker in workers:
@@ -272,12 +283,12 @@ def test_reload_adds_and_removes_a_remote_engine_under_traffic(setup: Setup) -> 
         added = _reload(setup.gateway)
         assert added["changes"]["engines"]["added"] == ["qa2"]  # type: ignore[index]
         assert added["strategy"] == "coexist"
-        time.sleep(2)
-        served_by_qa2 = sum(t.engines["qa2"] for t in traffic)
-        setup.config_path.write_text(gateway_config(setup.upstream.url, "removed"))
-        removed = _reload(setup.gateway)
-        assert removed["changes"]["engines"]["removed"] == ["qa2"]  # type: ignore[index]
-        time.sleep(1)
+        _wait_served(traffic, "qa2", 2)
+        setup.config_path.write_text(gateway_config(setup.upstream.url, "replaced"))
+        replaced = _reload(setup.gateway)
+        changes = replaced["changes"]["engines"]  # type: ignore[index]
+        assert changes["removed"] == ["qa2"] and changes["changed"] == ["qa"]
+        _wait_served(traffic, "qa", sum(t.engines["qa"] for t in traffic) + 4)
     finally:
         for t in traffic:
             t.stop.set()
@@ -285,7 +296,6 @@ def test_reload_adds_and_removes_a_remote_engine_under_traffic(setup: Setup) -> 
             worker.join(120)
     statuses = sum((t.statuses for t in traffic), Counter())
     assert set(statuses) == {200}, statuses
-    assert served_by_qa2 > 0
     assert "qa2" not in setup.gateway.status()["engines"]  # type: ignore[operator]
 
 
