@@ -45,6 +45,8 @@ _SAMPLING_KEYS = tuple(SAMPLING_FIELDS)
 _PROBE_TIMEOUT_S = 5.0
 # Connections beyond the admission bound: health probes, and streams still closing.
 _POOL_SLACK = 16
+_SHARD_CONNECTIONS = 32
+_MAX_SHARDS = 16
 # Upstream statuses that are the gateway's own misconfiguration (key, model name, path),
 # not the client's fault: answered as 503, never passed through as the client's 4xx.
 _CONFIG_STATUSES = frozenset({401, 403, 404, 405})
@@ -97,7 +99,11 @@ class RemoteEngine:
         self._remote: RemoteConfig = config.remote
         self._upstreams = [Upstream(url) for url in self._remote.urls]
         self._transport = transport  # tests may inject one; None: real sockets
-        self._client: httpx.AsyncClient | None = None
+        # Several small connection pools instead of one large one: httpcore walks its whole
+        # pool (polling each idle socket) on every request open and close, so one pool of
+        # N connections costs O(N) per request; shards of at most _SHARD_CONNECTIONS keep
+        # that walk short (14 % of the gateway's samples at 64 streams with one pool).
+        self._clients: list[httpx.AsyncClient] = []
         self._headers: dict[str, str] = {}
         self._max_model_len = self._remote.max_model_len or 0
         self._max_in_flight = config.max_in_flight or REMOTE_DEFAULT_MAX_IN_FLIGHT
@@ -151,10 +157,12 @@ class RemoteEngine:
         # default of 100 would cap concurrency). Idle keep-alive connections are kept for
         # as many streams as admission lets run. trust_env off: an HTTP(S)_PROXY meant for
         # the outside world must not capture traffic to in-cluster upstreams.
-        limits = httpx.Limits(max_connections=None,
-                              max_keepalive_connections=self._max_in_flight + _POOL_SLACK)
-        self._client = httpx.AsyncClient(timeout=timeout, limits=limits, trust_env=False,
-                                         transport=self._transport, headers=headers)
+        shards = max(1, min(_MAX_SHARDS, -(-self._max_in_flight // _SHARD_CONNECTIONS)))
+        keepalive = -(-(self._max_in_flight + _POOL_SLACK) // shards)
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=keepalive)
+        self._clients = [httpx.AsyncClient(timeout=timeout, limits=limits, trust_env=False,
+                                           transport=self._transport, headers=headers)
+                         for _ in range(shards)]
         await asyncio.gather(*(self._probe(u, first=True) for u in self._upstreams))
         if not any(u.healthy for u in self._upstreams):
             problems = "; ".join(f"{u.url}: {u.last_error}" for u in self._upstreams)
@@ -169,9 +177,9 @@ class RemoteEngine:
     async def _probe(self, upstream: Upstream, first: bool = False) -> None:
         """GET /health (vLLM's), else /v1/models; the first probe also reads the model's
         max_model_len from /v1/models and checks that the upstream serves the model."""
-        client = self._client
-        if client is None:
+        if not self._clients:
             return
+        client = self._clients[0]
         try:
             if first:
                 await self._read_models(client, upstream)
@@ -303,9 +311,11 @@ class RemoteEngine:
     async def _open_stream(self, request: GenerationRequest) -> tuple[Upstream, httpx.Response]:
         """Send the request to the least loaded usable URL, failing over to the next while
         nothing has been streamed yet."""
-        client = self._client
-        if client is None or self._closed:
+        if not self._clients or self._closed:
             raise EngineNotReadyError(f"engine {self.name!r} is not started")
+        # Fill shards in order, so light traffic keeps reusing shard 0's warm connections.
+        streams = sum(u.outstanding for u in self._upstreams)
+        client = self._clients[min(streams // _SHARD_CONNECTIONS, len(self._clients) - 1)]
         path, body = self._body(request)
         headers = {"x-request-id": request.request_id, **request.trace_headers}
         tried: set[int] = set()
@@ -424,7 +434,7 @@ class RemoteEngine:
             self._aborted.add(request_id)  # generate() closes it as soon as it is connected
 
     async def check_health(self) -> None:
-        if self._client is None:
+        if not self._clients:
             raise EngineNotReadyError(f"engine {self.name!r} is not started")
         now = time.monotonic()
         if not any(u.usable(now) for u in self._upstreams):
@@ -448,9 +458,8 @@ class RemoteEngine:
             await asyncio.gather(task, return_exceptions=True)
         for request_id in list(self._open):
             await self.abort(request_id)
-        client, self._client = self._client, None
-        if client is not None:
-            await client.aclose()
+        clients, self._clients = self._clients, []
+        await asyncio.gather(*(c.aclose() for c in clients), return_exceptions=True)
 
 
 class _WrongModel(Exception):
