@@ -13,7 +13,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 CONFIG ?= routes.yaml
 SERVE_ARGS ?=
 
-.PHONY: setup setup-dev lock models chromium run test test-unit lint bench bench-quick bench-overhead clean
+.PHONY: setup setup-dev lock models chromium run test test-unit lint bench bench-quick bench-remote bench-overhead clean
 
 setup: $(RUNTIME_STAMP)
 setup-dev: $(DEV_STAMP)
@@ -81,6 +81,11 @@ bench: models
 
 bench-quick: models
 	$(PY) -m benchmarks.run --quick $(BENCH_ARGS)
+
+# Front-ends over one `vllm serve`: bare, LiteLLM's proxy (its own pinned venv), switchboard remote.
+bench-remote: models
+	$(PY) -m benchmarks.run --arms upstream,litellm,switchboard-remote --concurrency 1,32,64 \
+	  --rate 0 --input-len 64 --min-prompts 16 --repeats 3 --no-overhead $(BENCH_ARGS)
 
 bench-overhead: setup
 	$(PY) -m benchmarks.overhead
