@@ -16,6 +16,7 @@ import heapq
 import itertools
 import json
 import math
+import operator
 import re
 from dataclasses import dataclass
 from itertools import repeat
@@ -64,6 +65,19 @@ def _window(text: str) -> str:
     return text[:HEAD_CHARS] + " … " + text[-TAIL_CHARS:]
 
 
+def _ngrams(text: str) -> set[str]:
+    """The distinct character n-grams of `text` for NGRAM_SIZES (2, 3, 4): each size's list
+    is the previous one's with the next character appended, concatenated pairwise in C
+    (`map(operator.add, …)`), about twice as fast as slicing in a comprehension."""
+    grams: set[str] = set()
+    previous: list[str] = list(text)
+    for n in range(2, max(NGRAM_SIZES) + 1):
+        previous = list(map(operator.add, previous, text[n - 1 :]))
+        if n in NGRAM_SIZES:
+            grams.update(previous)
+    return grams
+
+
 def _length_bucket(length: int) -> str:
     for limit in (24, 60, 140, 400):
         if length < limit:
@@ -98,7 +112,7 @@ def features(normalised: str) -> Features:
     masked, quoted = _masked(_window(normalised))
     window = _SPACES.sub(" ", _DIGITS.sub("0", masked)).strip()
     padded = f" {window} "
-    grams = {padded[i : i + n] for n in NGRAM_SIZES for i in range(len(padded) - n + 1)}
+    grams = _ngrams(padded)
     words = p.WORD.findall(window)
     bag = [f"w:{w}" for w in set(words)]
     bag.extend({f"b:{a} {b}" for a, b in itertools.pairwise(words)})
