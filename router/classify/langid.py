@@ -23,9 +23,13 @@ _SCRIPTS = (
     ("Latin", re.compile(r"[a-zà-ɏ]", re.IGNORECASE)),
 )
 
+_ASCII_LETTER = re.compile(r"[a-z]", re.IGNORECASE)
+
 
 def dominant_script(text: str) -> str | None:
     """The script with most letters in `text` (Kana wins over Han: Japanese uses both)."""
+    if text.isascii():  # only the Latin pattern matches ASCII: spare the other nine passes
+        return "Latin" if _ASCII_LETTER.search(text) else None
     counts = {name: len(pattern.findall(text)) for name, pattern in _SCRIPTS}
     if counts["Kana"]:
         counts["Kana"] += counts["Han"]

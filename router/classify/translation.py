@@ -191,9 +191,10 @@ class TranslationSignal:
         return self._result(raw, full, scan, found, "")
 
     def _result(self, raw: str, full: str, scan: _Scan, found: _Found, kind: str) -> SignalResult:
-        source = self._source(full, scan, found)
+        unstripped = found.payload or _payload(full, found.anchor)
+        source = self._source(full, scan, unstripped)
         target = found.target or self._infer_target(scan.text, source)
-        payload = (found.payload or _payload(full, found.anchor)).strip()
+        payload = unstripped.strip()
         if payload and payload != full.strip():
             # The rules read casefolded text; the route translates the text as written.
             kept: str | None = in_original_case(raw, full, payload)
@@ -538,10 +539,9 @@ class TranslationSignal:
 
     # -- languages of the decision -------------------------------------------------------------
 
-    def _source(self, full: str, scan: _Scan, found: _Found) -> str | None:
+    def _source(self, full: str, scan: _Scan, payload: str) -> str | None:
         """The payload's identified language; a stated one ("a sentence in German") if unsure."""
         stated = scan.sources[0].language if scan.sources else None
-        payload = found.payload or _payload(full, found.anchor)
         script = dominant_script(payload[:240])
         if script in ONE_LANGUAGE_SCRIPTS:
             return SCRIPT_LANGUAGE[script or ""]
@@ -633,7 +633,8 @@ def _payload(text: str, anchor: int) -> str:
         return text.rsplit("\n\n", 1)[1]
     mark = p.PAYLOAD_MARK.search(text, anchor)
     if mark is not None and len(text) - mark.end() > 1:
-        rest = text[mark.end() :]
-        quoted = p.QUOTED.search(text[mark.start() :])
-        return quoted.group(1) if quoted and mark.group() in "\"“「『«'‘" else rest
+        if mark.group() not in "\"“「『«'‘":
+            return text[mark.end() :]
+        quoted = p.QUOTED.search(text[mark.start() :])  # ~40 µs on 2,000 characters: only here
+        return quoted.group(1) if quoted else text[mark.end() :]
     return text

@@ -7,10 +7,12 @@ import re
 import sys
 import unicodedata
 
+from router.classify.langid import dominant_script
 from router.classify.learned import NGRAM_SIZES, _ngrams
 from router.classify.text import ODD_SPACES, collapse_spaces, nfkc
 
 _SPACES = re.compile(r"[^\S\n]+")
+_LATIN = re.compile(r"[a-zà-ɏ]", re.IGNORECASE)  # langid's Latin-script pattern
 # Characters NFKC or the space collapsing change, and ones they keep, mixed at random.
 POOL = "aZ \n\t  ，：！Ａｚ\u3000ﬁé\u0301İ한글ｶﾞ\u00a0\u2003\u1680\u0085中文。x1２ß"
 
@@ -41,3 +43,13 @@ def test_ngrams_equal_the_slices() -> None:
     for text in _texts(5000):
         expected = {text[i : i + n] for n in NGRAM_SIZES for i in range(len(text) - n + 1)}
         assert _ngrams(text) == expected, repr(text)
+
+
+def test_dominant_script_of_ascii_text_is_what_the_script_patterns_count() -> None:
+    rnd = random.Random(18)
+    pool = "aZiIsSkK09 _-'!\n\t"
+    for _ in range(5000):
+        text = "".join(rnd.choice(pool) for _ in range(rnd.randint(0, 12)))
+        latin = len(_LATIN.findall(text))
+        assert dominant_script(text) == ("Latin" if latin else None), repr(text)
+    assert dominant_script("日本語のテキスト") == "Kana"  # non-ASCII: the full count
