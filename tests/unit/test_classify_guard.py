@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from router.classify import phrasing as p
-from router.classify.guard import first_letters, guarded
+from router.classify.guard import first_letters, first_letters_split, guarded
 from router.classify.text import normalise
 
+# What `guarded` puts before a pattern: the first-letter set, then the word-boundary test.
+GUARD_HEAD = re.compile(r"\(\?=\[[^\]]*\]\)(?:\(\?:\\b\|\(\?=\[[^\]]*\]\)\)|\\b)?\(\?:")
 CHALLENGE = Path(__file__).parent / "data" / "routing_challenge.jsonl"
 
 
@@ -26,6 +28,31 @@ CHALLENGE = Path(__file__).parent / "data" / "routing_challenge.jsonl"
 )
 def test_first_letters(pattern: str, letters: set[str]) -> None:
     assert first_letters(re.compile(pattern)) == frozenset(letters)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "bounded", "free"),
+    [
+        (r"\bcat|dog", {"c"}, {"d"}),
+        (r"\b(?:cat|dog)|(?<!x)翻", {"c", "d"}, {"翻"}),
+        (r"\bcat|cow", set(), {"c"}),  # "c" also starts a match without a boundary
+        (r"(?:\b)?cat", set(), {"c"}),  # the boundary may not be there
+        (r"(?:x\b)?\by", {"y"}, {"x"}),
+    ],
+)
+def test_first_letters_split_by_word_boundary(
+    pattern: str, bounded: set[str], free: set[str]
+) -> None:
+    assert first_letters_split(re.compile(pattern)) == (frozenset(bounded), frozenset(free))
+
+
+def test_guard_skips_mid_word_positions_of_boundary_letters() -> None:
+    pattern = guarded(re.compile(r"\btranslate|翻译"))
+    assert pattern.pattern.startswith(r"(?=[t翻])(?:\b|(?=[翻]))")
+    assert [m.span() for m in pattern.finditer("retranslate; translate 翻译")] == [
+        (13, 22),
+        (23, 25),
+    ]
 
 
 @pytest.mark.parametrize("pattern", [r"\w+cat", r"[^a]b", r".x", r"a?", r"cat|\d"])
@@ -50,7 +77,7 @@ def _texts() -> list[str]:
 @pytest.mark.parametrize("name", [n for n in dir(p) if isinstance(getattr(p, n), re.Pattern)])
 def test_guarded_patterns_match_exactly_as_the_originals(name: str) -> None:
     pattern: re.Pattern[str] = getattr(p, name)
-    head = re.match(r"\(\?=\[[^\]]*\]\)\(\?:", pattern.pattern)
+    head = GUARD_HEAD.match(pattern.pattern)
     if head is None:
         return  # not guarded
     original = re.compile(pattern.pattern[head.end() : -1], pattern.flags)
