@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from router.classify.guard import guarded
+from router.classify.guard import guarded, required_literals
 
 # The verb or noun "translate" in the languages requests come in.
 TRANSLATE = re.compile(
@@ -281,6 +281,8 @@ VERSION_AFTER = re.compile(r"^\s+(?:version|equivalent|counterpart|rendering|tra
 # The long alternations searched across whole windows, behind a first-letter lookahead (see
 # router/classify/guard.py: the same matches, a fraction of the time).
 TRANSLATE = guarded(TRANSLATE)
+# One of these is in any text TOPIC matches: most requests need no TOPIC search at all.
+TOPIC_LITERALS = required_literals(TOPIC)
 TOPIC = guarded(TOPIC)
 SAY = guarded(SAY)
 MEANING = guarded(MEANING)

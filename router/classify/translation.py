@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from router.classify import phrasing as p
+from router.classify.guard import may_match
 from router.classify.langid import LanguageIdentifier, dominant_script
 from router.classify.languages import LanguageNames, Mention
 from router.classify.text import in_original_case, normalise, window
@@ -145,7 +146,7 @@ class TranslationSignal:
         text = scan.text
         if checking:
             return "checking"
-        if p.TOPIC.search(text):
+        if may_match(p.TOPIC_LITERALS, text) and p.TOPIC.search(text):
             return "topic"
         if not scan.targets and self._into_non_language(scan):
             return "into_non_language"  # "translate the numbers into words / a SQL query"
@@ -278,7 +279,8 @@ class TranslationSignal:
             word = hit.group()
             if _quoted(text, start, end):
                 continue  # the word 'translate' itself is the topic
-            if p.TOPIC.search(text[max(0, start - 60) : end + 60]):
+            around = text[max(0, start - 60) : end + 60]
+            if may_match(p.TOPIC_LITERALS, around) and p.TOPIC.search(around):
                 continue
             target = self._target(scan, start)
             before = text[max(0, start - 50) : start]

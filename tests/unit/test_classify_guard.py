@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from router.classify import phrasing as p
-from router.classify.guard import first_letters, first_letters_split, guarded
+from router.classify.guard import (
+    first_letters,
+    first_letters_split,
+    guarded,
+    may_match,
+    required_literals,
+)
 from router.classify.text import normalise
 
 # What `guarded` puts before a pattern: the first-letter set, then the word-boundary test.
@@ -86,3 +92,27 @@ def test_guarded_patterns_match_exactly_as_the_originals(name: str) -> None:
         assert [m.span() for m in pattern.finditer(text)] == [
             m.span() for m in original.finditer(text)
         ], text
+
+
+@pytest.mark.parametrize(
+    ("pattern", "literals"),
+    [
+        (r"machine[- ]?translat|\bdeepl\b", ("deepl", "translat")),
+        (r"(?:hard|easy) to translate", (" to translate",)),
+        (r"(?:翻译|翻譯)|x", ("x", "翻")),  # short runs where there is nothing longer
+        (r"翻[译譯]|(?:ü|ue)bersetz", ("bersetz", "翻")),
+        (r"(?:a|b)?cat|\w+ing", ("cat", "ing")),
+        (r"\w+|cat", None),  # "\\w+" contains no literal
+    ],
+)
+def test_required_literals(pattern: str, literals: tuple[str, ...] | None) -> None:
+    assert required_literals(re.compile(pattern)) == literals
+
+
+def test_required_literals_ignore_nothing_topic_matches() -> None:
+    assert p.TOPIC_LITERALS is not None
+    matched = [text for text in _texts() if p.TOPIC.search(text)]
+    assert matched  # the challenge set talks about translation
+    for text in matched:
+        assert may_match(p.TOPIC_LITERALS, text), text
+    assert not may_match(p.TOPIC_LITERALS, "summarise this report in three bullet points")
