@@ -14,7 +14,9 @@ JSONL set (training/routing_validation.jsonl, written by hand) with each held-ou
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import io
 import json
 import random
 import sys
@@ -26,12 +28,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate_routing_data import generate  # noqa: E402
-from train_routing_model import featurise, train  # noqa: E402
+from generate_routing_data import generate
+from train_routing_model import featurise, train
 
-from router.classify.classifier import Classifier  # noqa: E402
-from router.classify.evaluate import default_routes  # noqa: E402
-from router.classify.learned import LinearModel  # noqa: E402
+from router.classify.classifier import Classifier
+from router.classify.evaluate import default_routes
+from router.classify.learned import RULE_PRIOR, LinearModel
 
 # Families that share a way of asking are held out together (a family alone would leak its
 # phrasing through its siblings).
@@ -48,14 +50,14 @@ GROUPS = {
                         "qa:tasks_about_languages", "qa:same_language_tasks"],
     "q:false+settings": ["qa:false_translate", "qa:settings", "qa:in_place",
                          "qa:quoted_queries"],
-    "q:frames+general": ["qa:other_frame", "qa:general", "qa:write_in", "qa:same_language",
-                         "qa:colloquial_lookalikes"],
+    "q:frames+general": ["qa:other_frame", "qa:general", "qa:write_in",
+                         "qa:same_language", "qa:colloquial_lookalikes"],
 }  # fmt: skip
 SAMPLE_PER_FAMILY = 150
 
 
 def _with_model(classifier: Classifier, model: LinearModel) -> Classifier:
-    classifier._signals = tuple(  # noqa: SLF001 (a check swaps the model it scores)
+    classifier._signals = tuple(  # a check swaps the model it scores
         dataclasses.replace(tier, model=model) for tier in classifier._signals
     )
     return classifier
@@ -87,6 +89,11 @@ def main() -> int:
     parser.add_argument("--min-count", type=int, default=3)
     parser.add_argument("--groups", default=",".join(GROUPS))
     parser.add_argument("--validation", type=Path, default=None)
+    parser.add_argument(
+        "--none-priors",
+        default="",
+        help="also route each held-out group with these priors for 'no rule fired' (a,b,…)",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     rows = list(generate(args.per_template, args.seed))
@@ -100,13 +107,10 @@ def main() -> int:
     print(f"{len(rows)} rows featurised in {time.perf_counter() - started:.0f} s", flush=True)
     rng = random.Random(args.seed)
     scores: dict[str, float] = {}
+    by_prior: dict[str, dict[str, float]] = {}
     for name in args.groups.split(","):
         held = set(GROUPS[name])
         keep = [i for i, r in enumerate(rows) if r["kind"] not in held]
-        # quiet the trainer's progress lines
-        import contextlib
-        import io
-
         with contextlib.redirect_stdout(io.StringIO()):
             weights, bias = train(
                 [featured[i] for i in keep], labels[keep], args.min_count, args.l2, args.epochs
@@ -118,13 +122,22 @@ def main() -> int:
             of_kind = [r for r in rows if r["kind"] == kind]
             sample += rng.sample(of_kind, min(SAMPLE_PER_FAMILY, len(of_kind)))
         scores[name] = _route_rows(classifier, sample)
+        shipped = RULE_PRIOR["none"]
+        for value in filter(None, args.none_priors.split(",")):
+            RULE_PRIOR["none"] = float(value)
+            by_prior.setdefault(value, {})[name] = _route_rows(classifier, sample)
+        RULE_PRIOR["none"] = shipped
         line = f"held out {name:<20} {len(sample):>5} rows  routed right {scores[name]:.2%}"
         if args.validation is not None:
-            overall, per = _route_set(classifier, args.validation)
+            _overall, per = _route_set(classifier, args.validation)
             line += "  validation " + " ".join(f"{k} {v:.1%}" for k, v in sorted(per.items()))
         print(line, flush=True)
     mean = sum(scores.values()) / len(scores)
-    print(f"mean over {len(scores)} held-out groups: {mean:.2%} ({time.perf_counter() - started:.0f} s)")
+    for value, of_groups in by_prior.items():
+        routed = " ".join(f"{g} {v:.1%}" for g, v in of_groups.items())
+        print(f"none prior {value}: mean {sum(of_groups.values()) / len(of_groups):.2%} ({routed})")
+    took = time.perf_counter() - started
+    print(f"mean over {len(scores)} held-out groups: {mean:.2%} ({took:.0f} s)")
     return 0
 
 
