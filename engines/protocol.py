@@ -60,9 +60,12 @@ class GenerationChunk:
 
 @dataclass(frozen=True, slots=True)
 class EngineStats:
-    running: int = 0  # in the scheduler's running batch
-    waiting: int = 0  # queued in the scheduler
-    kv_cache_usage: float = 0.0  # fraction of KV cache blocks in use
+    # The scheduler's view; None where the engine does not measure it (a vLLM engine with
+    # `disable_log_stats`, the gateway's default: vLLM's per-token statistics would cost
+    # a third of the event loop at 256 streams).
+    running: int | None = None  # in the scheduler's running batch
+    waiting: int | None = None  # queued in the scheduler
+    kv_cache_usage: float | None = None  # fraction of KV cache blocks in use
     unfinished: int = 0  # requests the engine still holds, whatever their state
 
 

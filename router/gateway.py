@@ -83,7 +83,7 @@ class Gateway:
                 stats = handle.engine.stats()
                 running, waiting, kv = stats.running, stats.waiting, stats.kv_cache_usage
             except Exception:  # a stopped engine has no stats
-                running, waiting, kv = 0, 0, 0.0
+                running, waiting, kv = None, None, None
             out.append(EngineSnapshot(
                 engine=name, state=handle.state.value, running=running, waiting=waiting,
                 outstanding=handle.admission.outstanding, queued=handle.admission.waiting,
@@ -100,6 +100,7 @@ class Gateway:
             status["engine_unfinished"] = stats.unfinished
             status["engine_running"] = stats.running
             status["engine_waiting"] = stats.waiting
-            status["kv_cache_usage"] = round(stats.kv_cache_usage, 4)
+            kv = stats.kv_cache_usage  # None: the engine does not measure it
+            status["kv_cache_usage"] = None if kv is None else round(kv, 4)
             out[name] = status
         return out

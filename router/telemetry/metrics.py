@@ -67,11 +67,11 @@ def tpot_s(record: RequestRecord) -> float | None:
 class EngineSnapshot:
     engine: str
     state: str
-    running: int
-    waiting: int
+    running: int | None  # None: the engine does not measure it (no sample is exported)
+    waiting: int | None
     outstanding: int
     queued: int
-    kv_cache_usage: float
+    kv_cache_usage: float | None
 
 
 class _EngineCollector(Collector):
@@ -106,7 +106,9 @@ class _EngineCollector(Collector):
             snapshots = []
         for snap in snapshots:
             for key, family in gauges.items():
-                family.add_metric([snap.engine], float(getattr(snap, key)))
+                value = getattr(snap, key)
+                if value is not None:
+                    family.add_metric([snap.engine], float(value))
             for name in ENGINE_STATES:
                 state.add_metric([snap.engine, name], 1.0 if snap.state == name else 0.0)
         yield from gauges.values()
