@@ -31,6 +31,7 @@ from router.http.auth import AuthMiddleware
 from router.http.compare import compare
 from router.http.middleware import RequestContextMiddleware
 from router.http.openapi import Endpoint, openapi_document
+from router.http.pacing import LoopPacer
 from router.http.ratelimit import RateLimitMiddleware
 from router.http.responses import error_response, json_response
 from router.http.tracing import TracingMiddleware
@@ -176,9 +177,13 @@ def build_app(
                  failed=[h.name for h in failed] or None, routes=list(config.routes))
         if on_state is not None:
             on_state(gateway)
+        pacer = LoopPacer()
+        pacer.start()
         try:
-            yield {"gateway": gateway, "pipeline": Pipeline(gateway), "reloader": reloader}
+            yield {"gateway": gateway, "pipeline": Pipeline(gateway), "reloader": reloader,
+                   "pacer": pacer}
         finally:
+            pacer.stop()
             monitor.cancel()
             await gateway.cancel_background()  # shadow copies: cancelled, so aborted
             await registry.aclose()

@@ -62,7 +62,7 @@ async def _complete(request: Request, kind: str) -> Response:
 
         if parsed.stream:
             events = stream_events(shape, generation, usage, generation.n,
-                                   parsed.include_usage, first)
+                                   parsed.include_usage, first, request.state.pacer)
             handed_over = True  # the stream closes the generation when it ends
             return EventStreamResponse(events)
         echo = parsed.prompt if parsed.echo else ""

@@ -9,6 +9,7 @@ in-flight answers short during a graceful drain.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from starlette.types import Receive, Scope, Send
 from engines.protocol import GenerationChunk
 from router.errors import GatewayError
 from router.http.disconnect import DisconnectWatcher
+from router.http.pacing import LoopPacer
 
 DONE = b"data: [DONE]\n\n"
 
@@ -108,19 +110,30 @@ async def stream_events(
     n: int,
     include_usage: bool,
     first: GenerationChunk | None = None,
+    pacer: LoopPacer | None = None,
 ) -> AsyncIterator[bytes]:
     """Turn engine deltas into SSE bytes; an error mid-stream becomes an error event.
-    The chunks are closed when the stream ends, however it ends."""
+    While the event loop is behind, `pacer` makes the stream wait between events so that
+    the engine's next deltas arrive merged (router.http.pacing). The chunks are closed when
+    the stream ends, however it ends."""
     try:
         if shape.kind == "chat":
             yield shape.role_chunk(n)
+        open_choices = n
         try:
             if first is not None:
                 yield shape.chunk([shape.delta_choice(first.index, first.text,
                                                       first.finish_reason)])
+                open_choices -= first.finish_reason is not None
             async for item in chunks:
                 yield shape.chunk([shape.delta_choice(item.index, item.text,
                                                       item.finish_reason)])
+                if item.finish_reason is not None:
+                    open_choices -= 1
+                elif pacer is not None and open_choices > 0:
+                    hold = pacer.hold_s()
+                    if hold:
+                        await asyncio.sleep(hold)
         except GatewayError as exc:
             yield error_event(exc)
             return
