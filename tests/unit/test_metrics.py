@@ -114,6 +114,11 @@ def test_engine_gauges() -> None:
     assert value(text, "switchboard_engine_outstanding_requests", engine="qa") == 66
     assert value(text, "switchboard_engine_queued_requests", engine="qa") == 2
     assert value(text, "switchboard_engine_running_requests", engine="qa") == 0
+    # The fake engine, like a vLLM engine with its statistics off, does not know its
+    # scheduler queue or KV cache: no sample rather than a made-up 0.
+    exported = samples(text)
+    assert ("switchboard_engine_waiting_requests", frozenset({("engine", "qa")})) not in exported
+    assert ("switchboard_engine_kv_cache_usage", frozenset({("engine", "qa")})) not in exported
     assert value(text, "switchboard_engine_state", engine="qa", state="ready") == 1
     assert value(text, "switchboard_engine_state", engine="qa", state="failed") == 0
     assert value(after.text, "switchboard_engine_state", engine="translation", state="failed") == 1

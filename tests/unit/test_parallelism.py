@@ -93,3 +93,13 @@ def test_a_pinned_engine_is_built_with_its_gpus_visible_and_nothing_else(
     assert recorder.seen == ["3", "2,3"]
     assert results == ["llm", "llm"]
     assert os.environ[CUDA_VISIBLE_DEVICES] == "2,3"
+
+
+def test_vllm_statistics_are_off_unless_routes_yaml_asks_for_them() -> None:
+    # Off: vLLM computes no per-token statistics, and the gateway reports no scheduler
+    # gauges it cannot know (None, not a made-up 0).
+    off = vllm_engine.build_engine_args(EngineConfig("qa", "/models/qa"), "/models/qa")
+    assert off.disable_log_stats is True
+    assert vllm_engine.VllmEngine(EngineConfig("qa", "/models/qa")).stats().running is None
+    asked = EngineConfig("qa", "/models/qa", engine_args={"disable_log_stats": False})
+    assert vllm_engine.build_engine_args(asked, "/models/qa").disable_log_stats is False
