@@ -13,7 +13,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 CONFIG ?= routes.yaml
 SERVE_ARGS ?=
 
-.PHONY: setup setup-dev lock models chromium run test test-unit lint bench bench-quick bench-remote bench-overhead clean
+.PHONY: setup setup-dev lock models chromium run test test-unit lint bench bench-quick bench-remote bench-overhead bench-replay bench-gpu clean
 
 setup: $(RUNTIME_STAMP)
 setup-dev: $(DEV_STAMP)
@@ -89,6 +89,19 @@ bench-remote: models
 
 bench-overhead: setup
 	$(PY) -m benchmarks.overhead
+
+# The H200's token rate replayed on this CPU: direct AsyncLLM vs switchboard, front-end real,
+# engine core modelled (benchmarks/replay.py; 2 cores, ~5 minutes).
+bench-replay: models
+	$(PY) -m benchmarks.replay $(BENCH_ARGS)
+
+# On a GPU host with the gpu extra installed (pip install -e '.[gpu]'): the issue-11 run, four
+# arms, 256 streams, 64- and 256-token answers, two repeats. MODEL= a local model folder.
+MODEL ?=
+bench-gpu:
+	@test -n "$(MODEL)" || { echo "make bench-gpu MODEL=/path/to/model"; exit 2; }
+	$(PYTHON) -m benchmarks.run --preset gpu --model $(MODEL) --translation-model $(MODEL) \
+	  --long-output-len 256 --name gpu-$$(date +%F) $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV)
