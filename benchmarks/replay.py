@@ -43,6 +43,7 @@ import yaml
 
 from benchmarks.arms import child_env, free_port, stop, wait_ready
 from benchmarks.cpulock import cpu_lock
+from benchmarks.overhead import pinned
 
 RESULTS = Path(__file__).resolve().parent / "results"
 MODEL_ENV = "SWITCHBOARD_REPLAY_MODEL"
@@ -393,16 +394,6 @@ def pin_threads(loop_cpu: int, other_cpu: int) -> None:
             time.sleep(0.2)
 
     threading.Thread(target=keep_pinned, name="replay-pin", daemon=True).start()
-
-
-@contextlib.contextmanager
-def pinned(cpus: set[int]) -> Iterator[None]:
-    before = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, cpus & before or before)
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, before)
 
 
 def loop_cpu_s(pid: int) -> float:
