@@ -40,13 +40,9 @@ class LoopPacer:
             self._timer = None
         self._lag_s = 0.0
 
-    @property
-    def lag_s(self) -> float:
-        """Smoothed lateness of the loop's timers, in seconds."""
-        return self._lag_s
-
     def hold_s(self) -> float:
-        """How long a stream should wait before taking its next delta (0: don't)."""
+        """How long a stream should wait before taking its next delta (0: don't), from the
+        smoothed lateness of the loop's timers."""
         lag = self._lag_s
         if lag < HOLD_AFTER_LAG_S:
             return 0.0

@@ -119,18 +119,15 @@ async def stream_events(
     try:
         if shape.kind == "chat":
             yield shape.role_chunk(n)
-        open_choices = n
         try:
             if first is not None:
                 yield shape.chunk([shape.delta_choice(first.index, first.text,
                                                       first.finish_reason)])
-                open_choices -= first.finish_reason is not None
             async for item in chunks:
                 yield shape.chunk([shape.delta_choice(item.index, item.text,
                                                       item.finish_reason)])
-                if item.finish_reason is not None:
-                    open_choices -= 1
-                elif pacer is not None and open_choices > 0:
+                # A choice's last chunk is never followed by a hold.
+                if pacer is not None and item.finish_reason is None:
                     hold = pacer.hold_s()
                     if hold:
                         await asyncio.sleep(hold)
