@@ -31,7 +31,6 @@ class _Pending:
     text: str
     add_special: bool
     future: asyncio.Future[list[int]]
-    loop: asyncio.AbstractEventLoop
 
 
 def _resolve(future: asyncio.Future[list[int]], ids: list[int]) -> None:
@@ -58,7 +57,7 @@ class BatchEncoder:
             raise RuntimeError("the encoder is closed")
         loop = asyncio.get_running_loop()
         future: asyncio.Future[list[int]] = loop.create_future()
-        self._queue.put(_Pending(text, add_special, future, loop))
+        self._queue.put(_Pending(text, add_special, future))
         return await future  # a cancelled caller's entry is skipped or its result dropped
 
     def close(self) -> None:
@@ -110,4 +109,4 @@ class BatchEncoder:
     @staticmethod
     def _deliver(pending: _Pending, how: Callable[..., None], value: object) -> None:
         with contextlib.suppress(RuntimeError):  # the caller's loop is closed: nobody waits
-            pending.loop.call_soon_threadsafe(how, pending.future, value)
+            pending.future.get_loop().call_soon_threadsafe(how, pending.future, value)

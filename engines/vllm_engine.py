@@ -90,7 +90,7 @@ def build_async_llm(config: EngineConfig, engine_args: Any, stat_loggers: list[A
     from vllm.v1.engine.async_llm import AsyncLLM
 
     with ENGINE_START_LOCK.for_start(configured_gpus(config), config.engine_args):
-        return AsyncLLM.from_engine_args(engine_args, stat_loggers=stat_loggers or None)
+        return AsyncLLM.from_engine_args(engine_args, stat_loggers=stat_loggers)
 
 
 def admission_seqs(vllm_config: Any) -> int:
@@ -192,13 +192,13 @@ class VllmEngine:
         self._sampling_cls = SamplingParams
         self._delta = RequestOutputKind.DELTA
         self._dead_errors = _dead_error_types()
+        # A stat logger turns vLLM's statistics on, so it is attached only when they are.
+        self._scheduler = None if engine_args.disable_log_stats else SchedulerSnapshot()
+        loggers = [] if self._scheduler is None else [stat_logger_factory(self._scheduler)]
         # from_engine_args blocks until the engine-core process is up; a thread lets several
         # engines start at once. The build is kept so that a start cancelled meanwhile (SIGTERM
         # during start-up, a cancelled reload) still shuts down what the thread goes on to
         # build, instead of orphaning its engine-core process.
-        # A stat logger turns vLLM's statistics on, so it is attached only when they are.
-        self._scheduler = None if engine_args.disable_log_stats else SchedulerSnapshot()
-        loggers = [] if self._scheduler is None else [stat_logger_factory(self._scheduler)]
         self._building = asyncio.get_running_loop().run_in_executor(
             None, functools.partial(build_async_llm, self._config, engine_args, loggers))
         self._llm = await asyncio.shield(self._building)
