@@ -46,8 +46,10 @@ from benchmarks.cpulock import cpu_lock
 from benchmarks.overhead import pinned
 
 RESULTS = Path(__file__).resolve().parent / "results"
-MODEL_ENV = "SWITCHBOARD_REPLAY_MODEL"
 STEP_ENV = "SWITCHBOARD_REPLAY_STEP"
+# The front-end's event loop has core 0 to itself; everything else (ReplayCore, the tokenizer
+# worker, the gateway arm's client) shares core 1.
+LOOP_CPU, OTHER_CPU = 0, 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,13 +183,15 @@ class ReplayCore:
                 if done:
                     del running[rid]
             # The step's outputs leave when its compute would end; a late front-end does
-            # not slow the engine (outputs queue up, as in vLLM's output socket).
+            # not slow the engine (outputs queue up, as in vLLM's output socket). Only when
+            # this thread itself ran late (no CPU or GIL for it) does the clock restart, so
+            # it never emits a burst of back-to-back steps to catch up.
             next_at += model.step_s(decoding, prefill_tokens)
             delay = next_at - time.perf_counter()
             if delay > 0:
                 time.sleep(delay)
             else:
-                next_at = time.perf_counter() + 0.0  # too far behind: restart the clock
+                next_at = time.perf_counter()
             stats = SchedulerStats(num_running_reqs=len(running), num_waiting_reqs=len(waiting),
                                    kv_cache_usage=0.1)
             batch = EngineCoreOutputs(outputs=outputs, scheduler_stats=stats,
@@ -240,7 +244,7 @@ def prompt_texts(model_path: str, count: int, input_len: int, seed: int) -> list
 
     tokenizer = AutoTokenizer.from_pretrained(model_path)
     rng = random.Random(seed)
-    vocab = [i for i in range(1000, min(tokenizer.vocab_size, 40000))]
+    vocab = list(range(1000, min(tokenizer.vocab_size, 40000)))
     return [tokenizer.decode([rng.choice(vocab) for _ in range(input_len)]) for _ in range(count)]
 
 
@@ -250,7 +254,7 @@ def run_direct(model_path: str, step: StepModel, levels: Sequence[Level],
     from benchmarks.direct import run_level as direct_level
 
     install(step)
-    pin_threads(0, 1)
+    pin_threads(LOOP_CPU, OTHER_CPU)
 
     async def drive() -> dict[str, Any]:
         from vllm.engine.arg_utils import AsyncEngineArgs
@@ -415,8 +419,8 @@ def profiled(pid: int, out: Path) -> Iterator[None]:
 
 
 def run_gateway(model_path: str, step: StepModel, levels: Sequence[Level],
-                prompts: Sequence[str], warmups: int, workdir: Path, server_cpu: int,
-                client_cpu: int, profile: Path | None) -> dict[str, Any]:
+                prompts: Sequence[str], warmups: int, workdir: Path,
+                profile: Path | None) -> dict[str, Any]:
     port = free_port()
     config = workdir / "replay-routes.yaml"
     config.write_text(yaml.safe_dump(gateway_config(model_path, port, step.max_num_seqs),
@@ -430,7 +434,7 @@ def run_gateway(model_path: str, step: StepModel, levels: Sequence[Level],
     try:
         wait_ready(proc, f"http://127.0.0.1:{port}/ready", log_path)
         results = {}
-        with pinned({client_cpu}):
+        with pinned({OTHER_CPU}):
             for level in levels:
                 with profiled(proc.pid, profile) if profile else contextlib.nullcontext():
                     cpu = loop_cpu_s(proc.pid)
@@ -447,7 +451,7 @@ def run_gateway(model_path: str, step: StepModel, levels: Sequence[Level],
 def serve(config: str) -> int:
     """`switchboard serve` with every AsyncLLM on a ReplayCore (the gateway arm's server)."""
     install(StepModel(**json.loads(os.environ.get(STEP_ENV, "{}"))))
-    pin_threads(0, 1)
+    pin_threads(LOOP_CPU, OTHER_CPU)
     from router.cli import main
 
     return main(["serve", "--config", config])
@@ -519,7 +523,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                             workdir)
                 else:
                     result = run_gateway(model_path, step, levels, prompts, args.warmups,
-                                         workdir, 0, 1, args.profile)
+                                         workdir, args.profile)
             runs[arm].append(result)
             print(json.dumps({"arm": arm, "repeat": repeat, "result": result}), flush=True)
     summary: dict[str, Any] = {"step_model": asdict(step), "levels": [asdict(x) for x in levels],
