@@ -133,3 +133,34 @@ def test_a_client_leaving_during_the_engine_abort_still_releases_everything() ->
     assert during["engines"]["qa"]["outstanding"] == 0
     assert during["engines"]["qa"]["in_flight"] == 0
     assert request_id in aborted  # and the engine request was aborted all the same
+
+
+def test_a_client_leaving_while_its_stream_is_held_by_the_pacer_releases_everything() -> None:
+    """Worst moment of pacing: the loop is behind, the stream waits between two events
+    (router.http.pacing) and the client hangs up inside that wait."""
+    from router.http.pacing import LoopPacer
+
+    class Holding(LoopPacer):
+        def hold_s(self) -> float:
+            return 1.0
+
+    gateway = FakeGateway(parse_config(TIMEOUT_CONFIG))
+    app = build_app(gateway.config, gateway.factory, on_state=gateway.on_state)
+
+    async def scenario() -> tuple[dict[str, Any], list[str], str, int | None]:
+        async with running(app) as state:
+            state["pacer"] = Holding()
+            engine = gateway.engines["qa"]
+            answer = await call(app, state, "POST", "/v1/chat/completions",
+                                chat(stream=True, max_tokens=32), disconnect_after_s=0.2)
+            await asyncio.sleep(0.1)  # the abort settles
+            status = (await call(app, state, "GET", "/admin/status")).json()
+            return status, list(engine.aborted), engine.requests[-1].request_id, answer.status
+
+    status, aborted, request_id, code = asyncio.run(scenario())
+    assert code == 200  # the stream had started: headers and the first tokens were sent
+    assert request_id in aborted  # held, not finished: its engine request was aborted
+    assert status["active_requests"] == 0
+    assert status["engines"]["qa"]["outstanding"] == 0
+    assert status["engines"]["qa"]["in_flight"] == 0
+    assert status["engines"]["qa"]["engine_unfinished"] == 0
