@@ -17,7 +17,6 @@ import argparse
 import contextlib
 import dataclasses
 import io
-import json
 import random
 import sys
 import time
@@ -32,7 +31,7 @@ from generate_routing_data import generate
 from train_routing_model import featurise, train
 
 from router.classify.classifier import Classifier
-from router.classify.evaluate import default_routes
+from router.classify.evaluate import default_routes, run_eval_routing
 from router.classify.learned import RULE_PRIOR, LinearModel
 
 # Families that share a way of asking are held out together (a family alone would leak its
@@ -68,16 +67,13 @@ def _route_rows(classifier: Classifier, rows: list[dict[str, str]]) -> float:
     return hits / len(rows) if rows else 0.0
 
 
-def _route_set(classifier: Classifier, path: Path) -> tuple[float, dict[str, float]]:
-    rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
-    per: dict[str, list[bool]] = {}
-    for row in rows:
-        ok = classifier.classify(row["messages"]).route == row["label"]
-        per.setdefault(f"label={row['label']}", []).append(ok)
-        if row.get("hard"):
-            per.setdefault("hard", []).append(ok)
-        per.setdefault("all", []).append(ok)
-    return sum(per["all"]) / len(per["all"]), {k: sum(v) / len(v) for k, v in per.items()}
+def _route_set(classifier: Classifier, path: Path) -> dict[str, float]:
+    """A labelled JSONL set scored by eval-routing's own evaluation: overall, hard, per label."""
+    report = run_eval_routing(path, classifier, io.StringIO())
+    per = {"all": report.accuracy}
+    per.update({name: accuracy for name, (_, accuracy) in report.slices.items()
+                if name == "hard" or name.startswith("label=")})
+    return per
 
 
 def main() -> int:
@@ -129,7 +125,7 @@ def main() -> int:
         RULE_PRIOR["none"] = shipped
         line = f"held out {name:<20} {len(sample):>5} rows  routed right {scores[name]:.2%}"
         if args.validation is not None:
-            _overall, per = _route_set(classifier, args.validation)
+            per = _route_set(classifier, args.validation)
             line += "  validation " + " ".join(f"{k} {v:.1%}" for k, v in sorted(per.items()))
         print(line, flush=True)
     mean = sum(scores.values()) / len(scores)
