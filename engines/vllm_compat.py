@@ -7,7 +7,11 @@ Everything else the adapter uses is public in every vLLM the `gpu`/`cpu` extras 
 - the number of requests the engine still holds: public `AsyncLLM.get_num_unfinished_requests`
   from 0.3x on; before that only `AsyncLLM.output_processor.get_num_unfinished_requests`;
 - the engine-core process ids (to wait until a closed engine's memory is really free):
-  `AsyncLLM.engine_core.resources.engine_manager.processes` in 0.26 to 0.33.
+  `AsyncLLM.engine_core.resources.engine_manager.processes` in 0.26 to 0.33;
+- how to hand over a prompt already tokenized: a typed `TokensInput`
+  (`vllm.inputs.engine.tokens_input`) skips the raw-prompt preprocessor, which in 0.3x also
+  means a thread-pool round trip per request before the engine sees it (two event-loop hops
+  on every request's way to its first token); a plain `{"prompt_token_ids": ...}` otherwise.
 
 `probe` looks for each shape once, so an unknown vLLM fails at start-up with a message that
 names the version and what was looked for, instead of on the first /ready or request.
@@ -31,6 +35,7 @@ class VllmShape:
     version: str
     unfinished_source: str  # which shape was found, for logs and /admin/status
     unfinished: Callable[[], int]
+    token_prompt: Callable[[list[int]], Any]
 
 
 def _unfinished_counter(llm: Any, version: str) -> tuple[str, Callable[[], int]]:
@@ -58,7 +63,16 @@ def engine_pids(llm: Any) -> list[int]:
     return [p.pid for p in processes if getattr(p, "pid", None) is not None]
 
 
+def token_prompt_factory() -> Callable[[list[int]], Any]:
+    """The cheapest prompt form for token ids this vLLM takes (see the module docstring)."""
+    try:
+        from vllm.inputs.engine import tokens_input
+    except ImportError:
+        return lambda ids: {"prompt_token_ids": ids}
+    return tokens_input
+
+
 def probe(llm: Any, version: str) -> VllmShape:
     """Find the internal shapes of this vLLM release; raise if a needed one is missing."""
     source, unfinished = _unfinished_counter(llm, version)
-    return VllmShape(version, source, lambda: int(unfinished()))
+    return VllmShape(version, source, lambda: int(unfinished()), token_prompt_factory())

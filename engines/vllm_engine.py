@@ -258,13 +258,13 @@ class VllmEngine:
             raise EngineRequestError(str(exc)) from exc
 
     async def generate(self, request: GenerationRequest) -> AsyncIterator[GenerationChunk]:
-        llm = self._llm
-        if llm is None:
+        llm, shape = self._llm, self._shape
+        if llm is None or shape is None:
             raise EngineNotReadyError(f"engine {self.name!r} is not started")
         if llm.errored:
             raise EngineDeadError(f"engine {self.name!r} is dead")
         params = self._sampling_params(request.sampling)
-        prompt = {"prompt_token_ids": list(request.prompt.token_ids)}
+        prompt = shape.token_prompt(list(request.prompt.token_ids))
         finished = False
         try:
             stream = llm.generate(

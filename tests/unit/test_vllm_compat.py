@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 from types import SimpleNamespace
 
 import pytest
 
-from engines.vllm_compat import VllmIncompatibleError, engine_pids, probe
+from engines.vllm_compat import (
+    VllmIncompatibleError,
+    engine_pids,
+    probe,
+    token_prompt_factory,
+)
 
 
 class AsyncLLM033:
@@ -55,3 +61,25 @@ def test_engine_pids_are_empty_when_cores_are_not_local_processes() -> None:
         resources=SimpleNamespace(engine_manager=SimpleNamespace(actors=["a"]))))
     assert engine_pids(ray_like) == []
     assert engine_pids(SimpleNamespace()) == []
+
+
+def test_token_ids_go_in_as_vllms_typed_input_where_it_has_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # vLLM's own TokensInput constructor, not a dict shaped by hand: a typed input skips the
+    # raw-prompt preprocessor (and, in 0.3x, its thread-pool round trip).
+    made: list[list[int]] = []
+
+    def tokens_input(ids: list[int]) -> dict[str, object]:
+        made.append(ids)
+        return {"type": "token", "prompt_token_ids": ids}
+
+    monkeypatch.setitem(sys.modules, "vllm.inputs.engine",
+                        SimpleNamespace(tokens_input=tokens_input))
+    assert token_prompt_factory()([7, 8]) == {"type": "token", "prompt_token_ids": [7, 8]}
+    assert made == [[7, 8]]
+
+
+def test_token_ids_fall_back_to_the_plain_prompt_dict(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "vllm.inputs.engine", None)  # import raises ImportError
+    assert token_prompt_factory()([7, 8]) == {"prompt_token_ids": [7, 8]}
