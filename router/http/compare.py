@@ -139,8 +139,7 @@ async def _pump(lane: CompareLane, shape: ResponseShape,
     try:
         queue.put_nowait(shape.role_chunk(generation.n))
         async for item in generation:
-            queue.put_nowait(shape.chunk([shape.delta_choice(item.index, item.text,
-                                                             item.finish_reason)]))
+            queue.put_nowait(shape.delta_event(item.index, item.text, item.finish_reason))
         queue.put_nowait(compare_done_event(summary(lane)))
     except GatewayError as exc:
         lane.error = exc

@@ -26,6 +26,9 @@ from router.http.disconnect import DisconnectWatcher
 from router.http.pacing import LoopPacer
 
 DONE = b"data: [DONE]\n\n"
+# Scope key of the server's unwrapped `send` (router.http.app.GatewayApp): body parts of a
+# stream whose start went through every middleware need none of their wrappers.
+SERVER_SEND = "switchboard.server_send"
 
 
 def encode_event(payload: Mapping[str, Any]) -> bytes:
@@ -87,6 +90,22 @@ class ResponseShape:
             body += b',"usage":' + orjson.dumps(usage.as_dict())
         return self._head + body + b"}\n\n"
 
+    @cached_property
+    def _open_delta(self) -> tuple[bytes, bytes, bytes]:
+        """The bytes around index and text of a delta that does not finish its choice."""
+        field = b',"delta":{"content":' if self.kind == "chat" else b',"text":'
+        close = b"}" if self.kind == "chat" else b""
+        return (self._head + b'"choices":[{"index":', field,
+                close + b',"logprobs":null,"finish_reason":null}]}\n\n')
+
+    def delta_event(self, index: int, text: str, finish_reason: str | None) -> bytes:
+        """One choice's delta as an SSE event. The per-token case (the choice goes on) is
+        spliced from pre-encoded parts; it is byte-for-byte what `chunk` makes of it."""
+        if finish_reason is not None:
+            return self.chunk([self.delta_choice(index, text, finish_reason)])
+        head, field, tail = self._open_delta
+        return head + b"%d" % index + field + orjson.dumps(text) + tail
+
     def delta_choice(self, index: int, text: str, finish_reason: str | None) -> dict[str, Any]:
         if self.kind == "chat":
             delta: dict[str, Any] = {"content": text} if text or finish_reason is None else {}
@@ -121,11 +140,9 @@ async def stream_events(
             yield shape.role_chunk(n)
         try:
             if first is not None:
-                yield shape.chunk([shape.delta_choice(first.index, first.text,
-                                                      first.finish_reason)])
+                yield shape.delta_event(first.index, first.text, first.finish_reason)
             async for item in chunks:
-                yield shape.chunk([shape.delta_choice(item.index, item.text,
-                                                      item.finish_reason)])
+                yield shape.delta_event(item.index, item.text, item.finish_reason)
                 # A choice's last chunk is never followed by a hold.
                 if pacer is not None and item.finish_reason is None:
                     hold = pacer.hold_s()
@@ -213,11 +230,13 @@ class EventStreamResponse(Response):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": self.status_code,
                     "headers": self.raw_headers})
+        send_body: Send = scope.get(SERVER_SEND, send)
         try:
             async with DisconnectWatcher(receive):
                 async for data in self.events:
-                    await send({"type": "http.response.body", "body": data, "more_body": True})
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                    await send_body({"type": "http.response.body", "body": data,
+                                     "more_body": True})
+                await send_body({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:
             pass  # the client went away between our disconnect check and the write
         finally:
