@@ -10,7 +10,8 @@ from router.http.sse import ResponseShape
 
 @pytest.mark.parametrize("kind", ["chat", "text"])
 @pytest.mark.parametrize("extra", [{}, {"variant": "b%d", "route": "qa"}])
-@pytest.mark.parametrize("text", ["", " token", 'quote " and \\ back', "line\nbreak", "é 中 \u2028"])
+@pytest.mark.parametrize(
+    "text", ["", " token", 'quote " and \\ back', "line\nbreak", "é 中 \u2028"])
 @pytest.mark.parametrize("index", [0, 7])
 def test_open_delta_event_is_the_general_chunk(kind: str, extra: dict[str, str], text: str,
                                                index: int) -> None:
