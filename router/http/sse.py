@@ -134,26 +134,35 @@ async def stream_events(
     """Turn engine deltas into SSE bytes; an error mid-stream becomes an error event.
     While the event loop is behind, `pacer` makes the stream wait between events so that
     the engine's next deltas arrive merged (router.http.pacing). The chunks are closed when
-    the stream ends, however it ends."""
+    the stream ends, however it ends.
+
+    Events that are due together go out in one write (one send, one syscall): a chat's role
+    with the first delta, and a choice's finishing delta with what follows it (another
+    choice's delta, or the usage and [DONE])."""
+    held = b""  # a finishing delta, written with the next event
     try:
-        if shape.kind == "chat":
-            yield shape.role_chunk(n)
+        opening = shape.role_chunk(n) if shape.kind == "chat" else b""
         try:
             if first is not None:
-                yield shape.delta_event(first.index, first.text, first.finish_reason)
+                opening += shape.delta_event(first.index, first.text, first.finish_reason)
+            if opening:
+                yield opening
             async for item in chunks:
-                yield shape.delta_event(item.index, item.text, item.finish_reason)
-                # A choice's last chunk is never followed by a hold.
-                if pacer is not None and item.finish_reason is None:
+                event = shape.delta_event(item.index, item.text, item.finish_reason)
+                if item.finish_reason is not None:
+                    held += event
+                    continue  # a choice's last chunk is never followed by a hold
+                if held:
+                    event, held = held + event, b""
+                yield event
+                if pacer is not None:
                     hold = pacer.hold_s()
                     if hold:
                         await asyncio.sleep(hold)
         except GatewayError as exc:
-            yield error_event(exc)
+            yield held + error_event(exc)
             return
-        if include_usage:
-            yield shape.chunk([], usage())
-        yield DONE
+        yield held + (shape.chunk([], usage()) if include_usage else b"") + DONE
     finally:
         aclose = getattr(chunks, "aclose", None)
         if aclose is not None:

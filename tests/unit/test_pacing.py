@@ -82,7 +82,9 @@ def test_a_stream_waits_between_events_but_not_before_the_first_or_after_the_las
         return events, first_delta_at, time.monotonic() - started
 
     events, first_delta_at, took = asyncio.run(scenario())
-    assert len(events) == 1 + 4 + 1  # role, four deltas, [DONE]
+    assert sum(e.count(b"data: ") for e in events) == 1 + 4 + 1  # role, four deltas, [DONE]
+    assert len(events) == 5  # the last delta and [DONE] go out in one write
+    assert b'"finish_reason":"length"' in events[-1] and events[-1].endswith(b"[DONE]\n\n")
     assert first_delta_at < 0.02  # the first token is never held
     gaps = [b - a for a, b in itertools.pairwise(pulls)]
     assert len(gaps) == 3 and all(gap >= 0.045 for gap in gaps)  # held between events
