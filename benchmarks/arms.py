@@ -63,10 +63,12 @@ def free_port() -> int:
 
 
 def child_env(extra: Mapping[str, str]) -> dict[str, str]:
+    # TOKENIZERS_PARALLELISM is left as the caller has it (unset: the tokenizers default,
+    # parallel): forcing it off made each arm that tokenizes (the gateway's encode_batch,
+    # vllm serve) encode a burst of prompts on one core, which no deployment asks for.
     env = dict(os.environ)
     env.update({"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "HF_HUB_OFFLINE": "1",
-                "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
-                "PYTHONUNBUFFERED": "1"})
+                "TRANSFORMERS_OFFLINE": "1", "PYTHONUNBUFFERED": "1"})
     env.update(extra)
     return env
 
