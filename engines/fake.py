@@ -33,6 +33,8 @@ class FakeEngineBehaviour:
 
 
 class FakeEngine:
+    recovers = False
+
     def __init__(
         self,
         name: str,

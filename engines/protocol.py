@@ -93,6 +93,12 @@ class Engine(Protocol):
     @property
     def has_chat_template(self) -> bool: ...
 
+    @property
+    def recovers(self) -> bool:
+        """True when a failed engine can come back by itself (a remote upstream that is
+        reachable again): the registry then probes it and makes it ready once it answers,
+        instead of leaving it failed until a reload restarts it."""
+
     async def start(self) -> None:
         """Load the model; returns when the engine can take requests."""
 

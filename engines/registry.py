@@ -185,7 +185,7 @@ class EngineRegistry:
 
     async def check_health(self) -> None:
         for handle in list(self._handles.values()):
-            if handle.state is EngineState.FAILED and getattr(handle.engine, "recovers", False):
+            if handle.state is EngineState.FAILED and handle.engine.recovers:
                 await self._check_recovery(handle)
                 continue
             if handle.state is not EngineState.READY:

@@ -89,9 +89,7 @@ class Upstream:
 
 
 class RemoteEngine:
-    # The registry makes a failed engine ready again once check_health passes (a URL came
-    # back), instead of restarting it.
-    recovers = True
+    recovers = True  # ready again once a URL answers (engines.protocol.Engine.recovers)
 
     def __init__(self, config: EngineConfig, transport: httpx.AsyncBaseTransport | None = None):
         assert config.remote is not None, "backend: remote needs a remote: section"

@@ -141,6 +141,8 @@ def _dead_error_types() -> tuple[type[BaseException], ...]:
 
 
 class VllmEngine:
+    recovers = False  # an engine core that died stays dead; a reload restarts it
+
     def __init__(self, config: EngineConfig) -> None:
         self._config = config
         self._llm: Any = None
