@@ -14,6 +14,13 @@ spawns take it shared, and a start that changes the environment (a pinned one, o
 data-parallel start, which rewrites CUDA_VISIBLE_DEVICES around each rank's spawn in older
 releases) take it alone, so no other engine spawns with a neighbour's devices.
 
+On an accelerator, vLLM sizes its KV cache from the device memory it sees free while it
+profiles the model at start-up: a neighbour engine allocating on the same device meanwhile is
+counted against it (on an H100, two engines at `gpu_memory_utilization: 0.4` started together
+and the second failed with "No available memory for the cache blocks"). So engine starts on
+an accelerator take the lock alone, one after another; CPU engines (a fixed or host-sized
+KV cache, nothing profiled) still start together.
+
 With Ray (`distributed_executor_backend: ray`, `data_parallel_backend: ray`) Ray's placement
 groups choose the GPUs, possibly on other nodes: such an engine cannot be pinned, and the
 gateway's host cannot check the plan.
@@ -165,15 +172,17 @@ class EnvironmentLock:
                 self._cond.notify_all()
 
     @contextmanager
-    def for_start(self, gpus: tuple[int, ...] | None, args: Mapping[str, Any]) -> Iterator[None]:
+    def for_start(self, gpus: tuple[int, ...] | None, args: Mapping[str, Any],
+                  profiles_device: bool = False) -> Iterator[None]:
         """The hold an engine start needs: pinned → its devices, alone; in-process data
-        parallelism → alone (vLLM may rewrite the variable around its ranks' spawns);
+        parallelism → alone (vLLM may rewrite the variable around its ranks' spawns); an
+        engine that profiles accelerator memory → alone (see the module docstring);
         otherwise shared."""
         if gpus:
             parent = os.environ.get(CUDA_VISIBLE_DEVICES)
             with self.exclusive({CUDA_VISIBLE_DEVICES: visible_devices_for(gpus, parent)}):
                 yield
-        elif _size(args, "data_parallel_size") > 1:
+        elif profiles_device or _size(args, "data_parallel_size") > 1:
             with self.exclusive({}):
                 yield
         else:

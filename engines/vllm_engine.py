@@ -84,12 +84,22 @@ def build_engine_args(config: EngineConfig, model_path: str) -> Any:
     return AsyncEngineArgs(model=model_path, **args)
 
 
+def profiles_device_memory() -> bool:
+    """Whether this vLLM build sizes its KV cache by profiling accelerator memory (CUDA,
+    ROCm, …), so that engine starts on one device must not overlap (engines.placement)."""
+    from vllm.platforms import current_platform
+
+    return not current_platform.is_cpu()
+
+
 def build_async_llm(config: EngineConfig, engine_args: Any, stat_loggers: list[Any]) -> Any:
     """AsyncLLM.from_engine_args, holding the start lock as the engine's placement needs:
-    the engine-core processes are spawned inside it and take os.environ as it is then."""
+    the engine-core processes are spawned inside it and take os.environ as it is then, and
+    on an accelerator it profiles the device's free memory."""
     from vllm.v1.engine.async_llm import AsyncLLM
 
-    with ENGINE_START_LOCK.for_start(configured_gpus(config), config.engine_args):
+    with ENGINE_START_LOCK.for_start(configured_gpus(config), config.engine_args,
+                                     profiles_device=profiles_device_memory()):
         return AsyncLLM.from_engine_args(engine_args, stat_loggers=stat_loggers)
 
 

@@ -383,6 +383,33 @@ def test_plain_starts_share_the_lock() -> None:
     assert not inside.broken
 
 
+def test_starts_that_profile_device_memory_never_overlap() -> None:
+    # vLLM sizes its KV cache from the accelerator memory it sees free while it profiles:
+    # a neighbour starting on the same device meanwhile made the second of two engines
+    # fail on an H100 ("No available memory for the cache blocks").
+    lock = EnvironmentLock()
+    inside = 0
+    most = 0
+    guard = threading.Lock()
+
+    def start() -> None:
+        nonlocal inside, most
+        with lock.for_start(None, {}, profiles_device=True):
+            with guard:
+                inside += 1
+                most = max(most, inside)
+            time.sleep(0.05)
+            with guard:
+                inside -= 1
+
+    threads = [threading.Thread(target=start) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(5)
+    assert most == 1
+
+
 # --- switchboard check on fake GPU inventories ------------------------------------------------
 
 

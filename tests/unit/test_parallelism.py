@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -103,3 +104,27 @@ def test_vllm_statistics_are_off_unless_routes_yaml_asks_for_them() -> None:
     assert vllm_engine.VllmEngine(EngineConfig("qa", "/models/qa")).stats().running is None
     asked = EngineConfig("qa", "/models/qa", engine_args={"disable_log_stats": False})
     assert vllm_engine.build_engine_args(asked, "/models/qa").disable_log_stats is False
+
+
+@pytest.mark.parametrize("accelerator", [True, False])
+def test_engines_build_one_at_a_time_on_an_accelerator_and_together_on_cpu(
+        monkeypatch: pytest.MonkeyPatch, accelerator: bool) -> None:
+    from vllm.platforms import current_platform
+    from vllm.v1.engine import async_llm
+
+    recorder = RecordingAsyncLLM()
+    monkeypatch.setattr(async_llm.AsyncLLM, "from_engine_args", recorder.from_engine_args)
+    monkeypatch.setattr(type(current_platform), "is_cpu", lambda self: not accelerator)
+    builds = [threading.Thread(target=vllm_engine.build_async_llm,
+                               args=(EngineConfig(name, f"/models/{name}"), None, []))
+              for name in ("qa", "mt")]
+    for build in builds:
+        build.start()
+    assert recorder.inside.wait(5)
+    time.sleep(0.3)
+    # on a GPU the second build waits until the first has profiled and allocated its memory
+    assert len(recorder.seen) == (1 if accelerator else 2)
+    recorder.release.set()
+    for build in builds:
+        build.join(5)
+    assert len(recorder.seen) == 2
