@@ -32,7 +32,7 @@ LANGUAGE_CODES = (
 # Locales whose names for those languages requests use ("anglais", "英语", "영어", …).
 DISPLAY_LOCALES = (
     "en", "zh", "zh-Hant", "ja", "ko", "fr", "de", "es", "it", "pt", "ru", "ar", "hi", "nl",
-    "sv", "pl", "tr", "fa", "he", "vi", "id", "uk", "da", "fi", "cs", "ro", "el", "th",
+    "sv", "pl", "tr", "fa", "he", "vi", "id", "uk", "da", "fi", "cs", "ro", "el", "th", "sw",
 )
 # fmt: on
 # Short forms CLDR does not list.
@@ -139,6 +139,8 @@ def _variants(name: str) -> Iterator[str]:
         yield from ("deutsche", "deutschen")
     if name.endswith(("语", "語")) and len(name) >= 2:
         yield name[:-1] + "文"
+    if name.endswith(("ська", "цька")):  # Ukrainian "англійською", "на англійську"
+        yield from (name[:-1] + "ою", name[:-1] + "у")
     if name.endswith(("ski", "cki")) and name.isalpha():  # Polish "po angielsku"
         yield name[:-1] + "u"
     if bare.endswith(("ce", "ca", "çe", "ça")) and bare.isalpha():  # Turkish "İngilizceye"

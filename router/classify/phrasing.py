@@ -23,6 +23,7 @@ TRANSLATE = re.compile(
     r"|ترجم\w*"
     r"|अनुवाद|ट्रांसलेट|भाषांतर"
     r"|\bvertaa?l\w*|\böversätt\w*|\boversett\w*|\boversæt\w*|\bprzetłumacz\w*|\bpřelož\w*"
+    r"|\bперекла(?:д|ст|ди)\w*|\btafsiri\w*"
     r"|\bpreklad\w*|\bterjemah\w*|\bdịch (?:sang|ra|giúp|câu|đoạn|bài|đoạn)|\bçevir\w*"
     r"|תרגם|תרגום|\bμετάφρασ\w*|\bμετάφρα\w*|แปลเป็น|ช่วยแปล|\bkäännä\w*|\bkäännös\w*"
 )
@@ -74,7 +75,7 @@ TOPIC = re.compile(
     r"|\b(?:whether|if)\b[^.?!\n]{0,60}\b(?:a |an |the |its |their )?(?:\w+ )?translations?\b"
     r"|\binto (?:plain|simple|simpler|layman'?s?|everyday|normal) (?:english|language|terms|words)"
     r"|\b(?:better|more (?:accurate|natural|faithful|literal|idiomatic)) translations?\b"
-    r"|\bwhich (?:\w+ )?translations? (?:is|sounds|reads)\b"
+    r"|\bwhich (?:of (?:these|the|those|my) (?:\w+ ){0,2})?(?:\w+ )?translations?\b"
     r"|\b(?:is|are|was|does) (?:this|that|my|the|these|it)\b[^.?!\n]{0,30}translat\w*"
     r"[^.!\n]{0,30}\?"
     r"|机器翻[译譯]|机翻|翻[译譯](?:是否|对不对|对吗|正确吗|准确吗|有没有|质量|的质量|软件|工具|"
@@ -86,14 +87,20 @@ TOPIC = re.compile(
     r"|traducción automática|traduction automatique|maschinelle übersetzung|машинн\w+ перевод"
     r"|traduzione automatica|tradução automática|기계 ?번역|번역(?:이 맞|가 맞|이 정확|기)"
     # "is this translation right?" in the languages requests come in
-    r"|(?:übersetzung|traducci[oó]n|traduction|traduzione|tradução|перевод\w*|ترجمه|ترجمة|çeviri"
+    r"|(?:übersetzung|traducci[oó]n|traduction|traduzione|tradução|перевод\w*|переклад\w*|tafsiri"
+    r"|ترجمه|ترجمة|çeviri"
     r"|vertaling|översättning|tłumaczenie|překlad|dịch|μετάφραση)\b[^.?!\n]{0,30}"
     r"\b(?:richtig|korrekt|falsch|correct\w*|exact\w*|juste|fausse|giust\w*|sbagliat\w*|certa"
-    r"|правильн\w*|верн\w*|точн\w*|doğru|yanlış|juist|goed|rätt|poprawn\w*|správn\w*|đúng"
+    r"|правильн\w*|верн\w*|точн\w*|doğru|yanlış|juist|goed|rätt|poprawn\w*|správn\w*|đúng|sahihi"
     r"|σωστ\w*)"
     r"|(?:правильн\w*|верн\w*|точн\w*|richtig|correct\w*|juste)\b[^.?!\n]{0,20}"
-    r"(?:перевод|übersetz|traduc|traduz)"
+    r"(?:перевод|переклад|übersetz|traduc|traduz)"
     r"|(?:این|آن) ترجمه (?:درست|صحیح|دقیق)|ترجمة (?:صحيحة|دقيقة)|هل (?:هذه )?الترجمة"
+    # the judgement before the noun: "¿está bien esta traducción?", "stimmt die Übersetzung?"
+    r"|(?:está bien|es correcta|es buena|est-elle|est correcte|stimmt|ist|è giusta|está certa)"
+    r" (?:esta|esa|la|mi|cette|ma|la|die|diese|meine|questa|essa|a) (?:\w+ )?"
+    r"(?:traducci|traduction|übersetzung|traduzione|tradução)"
+    r"|(?:英訳|和訳|翻訳|訳)(?:は|が)(?:自然|正しい|合って|おかしい|変)"
 )
 # A payload to translate usually follows the instruction after a colon, a line or a quote.
 PAYLOAD_MARK = re.compile(r"[:：\n\"“「『«'‘]")
@@ -199,6 +206,10 @@ OTHER_TASK = re.compile(
 FRAME_FILLER = frozenset((
     "please", "pls", "plz", "in", "into", "to", "the", "language", "version", "translation",
     "translated", "now", "thanks", "thank", "you", "kindly", "for", "me", "it", "this", "that",
+    # the same words in the frames requests come in ("Bitte ins Englische: …", "En anglais : …")
+    "bitte", "ins", "auf", "por", "favor", "porfa", "en", "al", "em", "para", "o", "stp",
+    "per", "favore", "пожалуйста", "на", "lütfen", "proszę", "na", "po", "graag", "naar", "het",
+    "tafadhali", "kwa", "tolong", "ke", "dalam", "bahasa", "sang",
 ))
 # fmt: on
 # Where a language name sits relative to its preposition or particle.
