@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -1311,6 +1312,37 @@ QA: dict[str, tuple[Fill, float]] = {
 }
 # A scene-setting sentence before the ask, as often for either label.
 CONTEXT_RATE = 0.12
+# A sentence after the ask ("It's for a birthday card."), as often for either label.
+AFTERWORD_RATE = 0.06
+AFTERWORDS = [
+    "It's for a birthday card.", "Thanks in advance!", "Need it for a text to my boss.",
+    "Keep it short.", "No explanation needed.", "Asking for a friend.", "Thank you so much.",
+    "This is for school.", "Be quick please.", "I'm on my phone, sorry for typos.",
+]  # fmt: skip
+# Systematic noise, as often for either label (no template wording survives it intact, so the
+# model cannot lean on one template's exact words): one edit of the request's words — a word
+# dropped, two neighbours swapped, a filler word put in, a slip (`typo`), the punctuation and
+# quotes left out.
+NOISE_RATE = 0.25
+FILLERS = ["like", "just", "actually", "um", "quickly", "real quick", "again", "btw", "exactly"]
+
+
+def noise(rng: random.Random, text: str) -> str:
+    words = text.split(" ")
+    op = rng.randrange(5)
+    if op == 4 or len(words) < 3:
+        stripped = re.sub(r"[?!.,:;\"'“”‘’«»「」]", "", text).strip()
+        return stripped or text
+    i = rng.randrange(len(words))
+    if op == 0 and len(words) > 3:
+        del words[i]
+    elif op == 1 and i + 1 < len(words):
+        words[i], words[i + 1] = words[i + 1], words[i]
+    elif op == 2:
+        words.insert(i, pick(rng, FILLERS))
+    elif words[i].isalpha():
+        words[i] = typo(rng, words[i])
+    return " ".join(words)
 
 
 def generate(per_unit: int, seed: int) -> Iterator[dict[str, str]]:
@@ -1323,8 +1355,12 @@ def generate(per_unit: int, seed: int) -> Iterator[dict[str, str]]:
             while made < wanted and tries < wanted * 20:
                 tries += 1
                 text = vary(rng, fill(rng))
+                if rng.random() < NOISE_RATE:
+                    text = noise(rng, text)
                 if rng.random() < CONTEXT_RATE:
                     text = f"{context(rng)} {text}"
+                elif rng.random() < AFTERWORD_RATE:
+                    text = f"{text.rstrip()} {pick(rng, AFTERWORDS)}"
                 if text in seen:
                     continue
                 seen.add(text)
