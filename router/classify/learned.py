@@ -45,7 +45,7 @@ SCRIPT_SAMPLE = 160
 # -1.0 swept). Never fitted on a fresh set.
 RULE_PRIOR = {
     "instruction": 30.0, "verb_target": 30.0, "verb": 10.0, "convert": 8.0, "say": 4.0,
-    "meaning": 2.0, "bare_target": 2.0, "none": -1.5,
+    "code_pair": 8.0, "meaning": 2.0, "bare_target": 2.0, "none": -1.5,
     # certain negatives: translation talked about, a check, a phrase in the asker's language
     "topic": -6.0, "checking": -6.0, "into_non_language": -6.0, "same_language": -6.0,
 }  # fmt: skip

@@ -102,6 +102,20 @@ TOPIC = re.compile(
     r"(?:traducci|traduction|übersetzung|traduzione|tradução)"
     r"|(?:英訳|和訳|翻訳|訳)(?:は|が)(?:自然|正しい|合って|おかしい|変)"
 )
+# A pair of language codes as the whole instruction ("fr→en: …", "[de-en] …", "EN>JA: …"): the
+# codes of the languages people write them for (two-letter codes outside a pair are words).
+LANGUAGE_CODE_NAMES = {
+    "en": "English", "fr": "French", "de": "German", "es": "Spanish", "it": "Italian",
+    "pt": "Portuguese", "ja": "Japanese", "jp": "Japanese", "zh": "Chinese", "cn": "Chinese",
+    "ko": "Korean", "kr": "Korean", "ru": "Russian", "ar": "Arabic", "nl": "Dutch", "pl": "Polish",
+    "tr": "Turkish", "sv": "Swedish", "hi": "Hindi", "vi": "Vietnamese", "id": "Indonesian",
+    "uk": "Ukrainian", "ua": "Ukrainian", "el": "Greek", "he": "Hebrew", "th": "Thai",
+    "fa": "Persian", "cs": "Czech", "da": "Danish", "fi": "Finnish", "ro": "Romanian",
+    "hu": "Hungarian", "bg": "Bulgarian", "ms": "Malay", "tl": "Filipino", "sw": "Swahili",
+}  # fmt: skip
+CODE_PAIR = re.compile(
+    r"[\[(]?\s*([a-z]{2})\s*(?:→|->|=>|>|—|–|-|/|2|to)\s*([a-z]{2})\s*[\])]?"
+)
 # A payload to translate usually follows the instruction after a colon, a line or a quote.
 PAYLOAD_MARK = re.compile(r"[:：\n\"“「『«'‘]")
 _MARKS = (

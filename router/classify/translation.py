@@ -72,7 +72,7 @@ class SignalResult:
     # The text to translate with the instruction taken off, for the route's prompt template.
     payload: str | None = None
     # Which phrasing matched ("verb_target", "verb", "convert", "say", "meaning",
-    # "bare_target", "instruction"); the learned tier weighs it as a feature.
+    # "bare_target", "code_pair", "instruction"); the learned tier weighs it as a feature.
     kind: str = ""
 
 
@@ -85,6 +85,7 @@ class _Found:
     anchor: int
     target: str | None
     payload: str | None = None  # the text to translate, when the phrasing isolates it
+    kind: str | None = None  # a narrower kind than the phrasing's that found it ("code_pair")
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +141,7 @@ class TranslationSignal:
             return None, self._negative_kind(scan, checking is not None)
         if kind == "verb" and found.target is not None:
             kind = "verb_target"
+        kind = found.kind or kind
         return self._result(raw, full, scan, found, kind), kind
 
     def _negative_kind(self, scan: _Scan, checking: bool) -> str:
@@ -513,10 +515,15 @@ class TranslationSignal:
     def _bare_target(self, scan: _Scan) -> _Found | None:
         """A bare target and a payload: "In English please: <text>", "<text> (to French)"."""
         text = scan.text
-        for splitter in (":", "：", "\n", "(", "（", "->", "→", "=>"):
+        for splitter in (":", "：", "\n", "(", "（", "->", "→", "=>", "]"):
             if splitter not in text:
                 continue
             head, _, tail = text.partition(splitter)
+            pair = self._code_pair(head + splitter if splitter == "]" else head, tail)
+            if pair is not None:
+                return pair
+            if splitter == "]":
+                continue
             for frame, payload in ((head, tail), (tail.strip(" )）?？"), head)):
                 words = p.WORD.findall(frame)
                 if not words or len(words) > 6 or len(payload.strip()) < 2:
@@ -538,6 +545,23 @@ class TranslationSignal:
                     reason = f"target '{language}' + text in another language"
                     return _Found(0.8, reason, 0, language, payload=payload)
         return None
+
+    def _code_pair(self, head: str, payload: str) -> _Found | None:
+        """ "fr→en: <text>", "[de-en] <text>": two different language codes as the whole
+        instruction, and a payload not identified as the target language."""
+        pair = p.CODE_PAIR.fullmatch(head.strip())
+        if pair is None or len(payload.strip()) < 2:
+            return None
+        source = p.LANGUAGE_CODE_NAMES.get(pair.group(1))
+        target = p.LANGUAGE_CODE_NAMES.get(pair.group(2))
+        if source is None or target is None or source == target:
+            return None
+        identified = self._id.identify(payload)
+        sure = identified is not None and identified.confidence >= SURE
+        if sure and identified is not None and identified.language == target:
+            return None
+        reason = f"language-code pair '{pair.group(1)}→{pair.group(2)}' + text"
+        return _Found(0.9, reason, 0, target, payload=payload.strip(), kind="code_pair")
 
     # -- languages of the decision -------------------------------------------------------------
 

@@ -307,6 +307,19 @@ CASES = [
     ("qa", "Which translation sounds more natural, A or B?"),
 ]
 
+# A pair of language codes as the whole instruction is a translation; codes that are no pair
+# of two different languages (locales, currencies, file formats, units) are not.
+CODE_PAIRS = [
+    ("translation", "fr→en: On se voit demain à la gare."),
+    ("translation", "[de-en] Der Zug hat zwanzig Minuten Verspätung"),
+    ("translation", "EN>JA: the meeting moved to Thursday"),
+    ("translation", "es to en: ¿Dónde está la biblioteca?"),
+    ("qa", "en-US: which date format do Americans use?"),
+    ("qa", "zh-CN: is that simplified or traditional script?"),
+    ("qa", "USD->EUR: what's the rate today?"),
+    ("qa", "C->F: is 30 degrees hot?"),
+]
+
 
 @pytest.fixture(scope="module")
 def classifier() -> Classifier:
@@ -314,7 +327,7 @@ def classifier() -> Classifier:
     return Classifier(routes, "qa")
 
 
-@pytest.mark.parametrize(("route", "text"), CASES)
+@pytest.mark.parametrize(("route", "text"), CASES + CODE_PAIRS)
 def test_phrasing(classifier: Classifier, route: str, text: str) -> None:
     decision = classifier.classify_text(text)
     assert decision.route == route, decision
