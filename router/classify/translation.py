@@ -548,17 +548,14 @@ class TranslationSignal:
 
     def _code_pair(self, head: str, payload: str) -> _Found | None:
         """ "fr→en: <text>", "[de-en] <text>": two different language codes as the whole
-        instruction, and a payload not identified as the target language."""
+        instruction (the payload's language is not checked: short phrases identify poorly,
+        "le train a du retard" reads as English)."""
         pair = p.CODE_PAIR.fullmatch(head.strip())
         if pair is None or len(payload.strip()) < 2:
             return None
         source = p.LANGUAGE_CODE_NAMES.get(pair.group(1))
         target = p.LANGUAGE_CODE_NAMES.get(pair.group(2))
         if source is None or target is None or source == target:
-            return None
-        identified = self._id.identify(payload)
-        sure = identified is not None and identified.confidence >= SURE
-        if sure and identified is not None and identified.language == target:
             return None
         reason = f"language-code pair '{pair.group(1)}→{pair.group(2)}' + text"
         return _Found(0.9, reason, 0, target, payload=payload.strip(), kind="code_pair")

@@ -314,6 +314,7 @@ CODE_PAIRS = [
     ("translation", "[de-en] Der Zug hat zwanzig Minuten Verspätung"),
     ("translation", "EN>JA: the meeting moved to Thursday"),
     ("translation", "es to en: ¿Dónde está la biblioteca?"),
+    ("translation", "fr->en: Le bus a du retard à cause du brouillard."),
     ("qa", "en-US: which date format do Americans use?"),
     ("qa", "zh-CN: is that simplified or traditional script?"),
     ("qa", "USD->EUR: what's the rate today?"),
