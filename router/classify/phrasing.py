@@ -128,6 +128,37 @@ WORD = re.compile(rf"[\w{_MARKS}]+(?:-[\w{_MARKS}]+)*")
 # A quote: apostrophes inside words ("what's", "l'eau") neither open nor close one.
 QUOTED = re.compile(r"(?:[\"“「『«‘]|(?<![a-zà-ɏ])')(.+?)(?:[\"”」』»]|[’'](?![a-zà-ɏ]))")
 
+# A short turn after a translation that asks for the same again, differently ("more casual?",
+# "a shorter version", "another way to say it", "更正式一点") or for a new phrase the same way
+# ("and 'good night'?", "what about 'thank you'"): the conversation's task goes on.
+CONTINUE = re.compile(
+    r"\b(?:more|less|bit more|a bit more|a little more|even more|too|not so)\s+"
+    r"(?:formal|informal|casual|polite|natural|literal|colloquial|friendly|professional"
+    r"|idiomatic|slangy|respectful|simple|romantic|native)\b"
+    r"|\b(?:shorter|simpler|politer|longer|literally|formally|informally|casually)\b"
+    r"|\b(?:formal|informal|casual|polite|slang|plural|feminine|masculine|past tense|"
+    r"friendlier|other|different|alternative|another|literal)\s+(?:version|way|form|one|"
+    r"options?|ways|translation|wording|phrasing)s?\b"
+    r"|\b(?:another|other|different) (?:way|ways|options?|version|one)\b"
+    r"|\b(?:again|differently)\b"
+    r"|更(?:正式|口语|礼貌|自然|简短)|正式一[点點]|口语一[点點]|换个说法|別の言い方|もっと(?:丁寧|カジュアル)"
+    r"|más (?:formal|informal|corto|natural)|plus (?:formel|poli|familier|court)"
+    r"|förmlicher|lockerer|höflicher"
+)
+# …but a question about the text just translated is no translation ("why 'gozaimasu'?",
+# "how do I pronounce it?", "is it rude?").
+ABOUT_TEXT = re.compile(
+    r"\b(?:why|pronounc\w*|mean\w*|romani[sz]\w*|transliterat\w*|rude|offensive|correct|right"
+    r"|explain\w*|grammar|spell\w*|origin|difference|literally mean|enough|appropriate"
+    r"|sound|stress|accent|tone|what does|what is|what's|is it|is that|is this|are they"
+    r"|hiragana|katakana|kanji|pinyin|romaji|script|letters|alphabet|cyrillic|latin)\b"
+    r"|^(?:is|are|does|do|did|should|would|was)\b(?! there)"
+    r"|为什么|為什麼|怎么读|怎麼讀|什么意思|なぜ|どう読|読み方|por qué|pourquoi|warum"
+)
+CONTINUE_LEAD = re.compile(
+    r"^(?:and|what about|how about|now|also|then|same for|ok(?:ay)? now|and now|next)?[\s,:]*$"
+)
+
 # Indirect asks: "how do you say X in Japanese", "what's the Spanish word for X", …
 SAY = re.compile(
     r"^(?:please |now |ok |okay |hey )?say\b|\bequivalent (?:of|for|to)\b"

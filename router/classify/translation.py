@@ -54,6 +54,8 @@ _DIACRITIC = re.compile(r"[à-öø-ÿāăąćčďđēėęěğīįıłńňőœř�
 # A follow-up that only names a language ("and in German?") repeats the previous request.
 FOLLOW_UP_CHARS = 48
 FOLLOW_UP_WORDS = 4
+# A follow-up asking for the same again, differently ("can you make it a bit more polite?").
+FOLLOW_UP_CONTINUE_CHARS = 64
 # Words that make a short turn about the language itself ("do you speak German?").
 _NOT_FOLLOW_UP = frozenset((
     "speak", "speaks", "learn", "learning", "study", "hard", "easy", "difficult", "people",
@@ -233,6 +235,24 @@ class TranslationSignal:
         if len(rest) > FOLLOW_UP_WORDS or any(w in _NOT_FOLLOW_UP for w in rest):
             return None
         return mention.language
+
+    def follow_up_continues(self, raw: str) -> str | None:
+        """A short turn that carries a translation on: the same text again, differently
+        ("more casual?", "another way to say it") → "" ; a new quoted phrase the same way
+        ("and 'good night'?", "what about 'thank you'") → that phrase. None otherwise, and
+        for questions about the text just translated ("why …?", "how do I pronounce it?")."""
+        text = normalise(raw)
+        if len(text) > FOLLOW_UP_CONTINUE_CHARS or p.ABOUT_TEXT.search(text):
+            return None
+        quoted = [m.group(1) for m in p.QUOTED.finditer(text)]
+        if len(quoted) == 1:
+            lead = p.QUOTED.sub(" ", text).strip(" ?？!.")
+            if p.CONTINUE_LEAD.match(lead) or p.CONTINUE.search(lead):
+                return in_original_case(raw, text, quoted[0]) or quoted[0]
+            return None
+        if not quoted and p.CONTINUE.search(text):
+            return ""
+        return None
 
     # -- scanning -------------------------------------------------------------------------
 
