@@ -50,6 +50,13 @@ _LANGUAGE_QUALIFIERS = frozenset((
     "corresponding", "output", "destination", "local", "mother", "official", "own", "same",
 ))  # fmt: skip
 _NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
+_DETERMINERS = frozenset(("a", "an", "the", "any", "some", "one", "whichever", "whatever"))
+# Words that qualify what follows "into": "into proper English" names a language, "into a
+# proper business plan" does not.
+_REGISTERS = frozenset((
+    "plain", "simple", "simpler", "proper", "good", "correct", "standard", "formal", "informal",
+    "modern", "everyday", "natural", "polite", "casual", "fluent", "clear", "nice", "better",
+))  # fmt: skip
 _DIACRITIC = re.compile(r"[à-öø-ÿāăąćčďđēėęěğīįıłńňőœřśşšťūůűųźżžș-ț]")
 # A follow-up that only names a language ("and in German?") repeats the previous request.
 FOLLOW_UP_CHARS = 48
@@ -338,7 +345,7 @@ class TranslationSignal:
         return None
 
     def _is_language_word(self, word: str) -> bool:
-        if word in _PRONOUNS or word in ("the", "a", "an", "plain", "simple", "proper"):
+        if word in _PRONOUNS or word in _DETERMINERS or word in _REGISTERS:
             return True
         if word in ("language", "languages") or word in _LANGUAGE_QUALIFIERS:
             return True  # "into five languages", "into the target language"
@@ -635,11 +642,13 @@ def _search_ends(pattern: re.Pattern[str], text: str) -> int | None:
 def _into_word(text: str, start: int, into: re.Match[str]) -> str:
     """The word a verb translates "into": past an article or a determiner ("into a spreadsheet
     formula", "into any Arabic dialect")."""
-    word = into.group(1)
-    if word in ("a", "an", "the", "any", "some", "one", "whichever", "whatever"):
-        after = _NEXT_WORD.match(text, start + into.end(1))
-        if after is not None:
-            return after.group(1)
+    word, end = into.group(1), start + into.end(1)
+    for skip in (_DETERMINERS, _REGISTERS):  # "into a proper business plan" → "business"
+        if word in skip:
+            after = _NEXT_WORD.match(text, end)
+            if after is None:
+                break
+            word, end = after.group(1), after.end(1)
     return word
 
 

@@ -319,6 +319,11 @@ CODE_PAIRS = [
     ("qa", "zh-CN: is that simplified or traditional script?"),
     ("qa", "USD->EUR: what's the rate today?"),
     ("qa", "C->F: is 30 degrees hot?"),
+    # "into" + a register word: what follows it decides whether a language is named
+    ("qa", "translate my meeting scribbles into a proper project summary"),
+    ("qa", "translate these bullet points into clear steps for a new hire"),
+    ("translation", "Please translate into formal Japanese: thank you for your patience"),
+    ("translation", "translate into simple Spanish: the clinic is closed on Sundays"),
 ]
 
 
