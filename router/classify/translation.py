@@ -30,6 +30,12 @@ SURE = 0.8
 PAYLOAD_SAMPLE = 80
 # A phrase asked about counts as foreign to its ask from this identification confidence.
 FOREIGN_PHRASE_CONFIDENCE = 0.7
+# Below this likelihood of being in the ask's own language, a phrase of two words or more is
+# foreign even when no other language is sure. Fitted on the generator's phrase pools
+# (training/generate_routing_data.py): with it 64 of their 74 foreign multi-word phrases are
+# told foreign (41 without it: identified with confidence ≥ 0.8) and 1 of their 153 English
+# ones; English slang sits just above it ("touch grass" 0.0045, "vibe check" 0.0052).
+FRAME_LANGUAGE_FLOOR = 0.003
 _CONVERT = re.compile(
     r"\b(?:convert|render|put|turn|transform|rewrite|express|change|locali[sz])\w*\b"
     r"(?P<mid>[^.?!\n]{0,60}?)"
@@ -530,6 +536,8 @@ class TranslationSignal:
             return False
         if first.confidence >= 0.8:
             return True
+        if second.confidence >= 0.8 and self._unlike(phrase, second.language):
+            return True
         # Short phrases identify poorly ("qué pasa" reads as French, 0.27); letters with
         # diacritics in a phrase quoted in a plain-ASCII English ask mark it as foreign.
         return (
@@ -538,6 +546,14 @@ class TranslationSignal:
             and frame.isascii()
             and _DIACRITIC.search(phrase) is not None
         )
+
+    def _unlike(self, phrase: str, language: str) -> bool:
+        """A phrase of two words or more that is almost surely not in `language`, though no
+        one other language is sure ("je m'en fiche": Italian 0.28, English 0.001)."""
+        if len(p.WORD.findall(phrase)) < 2:
+            return False
+        confidence = self._id.confidence_of(phrase, language)
+        return confidence is not None and confidence < FRAME_LANGUAGE_FLOOR
 
     def _bare_target(self, scan: _Scan) -> _Found | None:
         """A bare target and a payload: "In English please: <text>", "<text> (to French)"."""

@@ -324,6 +324,10 @@ CODE_PAIRS = [
     ("qa", "translate these bullet points into clear steps for a new hire"),
     ("translation", "Please translate into formal Japanese: thank you for your patience"),
     ("translation", "translate into simple Spanish: the clinic is closed on Sundays"),
+    # a phrase almost surely not in the ask's language is foreign, though lingua names no one
+    # language with confidence ("terima kasih banyak" is sure; these are not)
+    ("translation", "What does 'asante sana rafiki' mean?"),
+    ("translation", "my friend keeps saying 'dolce vita' — what does that mean?"),
 ]
 
 
