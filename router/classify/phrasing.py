@@ -205,7 +205,7 @@ WHAT_IS_LANG_FOR = re.compile(
 LANG_TO_LANG = re.compile(r"^(?:\w+ )?(?P<src>\w+) (?:to|into|->|→) (?P<lang>\w+)\b")
 IF_I_WERE = re.compile(
     r"\bif (?:i|you|we) (?:was|were|am|are|lived in|was in|were in) "
-    r"(?:a |an |in )?(?P<who>\w+)"
+    r"(?:a |an |in |from )?(?P<who>\w+)"
 )
 IN_PLACE = re.compile(r"\bin (?P<where>\w+)\s*[?.!]*$")
 # "how would a german say …", "what do italians say …", "how do people in japan say …"

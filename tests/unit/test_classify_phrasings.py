@@ -328,6 +328,12 @@ CODE_PAIRS = [
     # language with confidence ("terima kasih banyak" is sure; these are not)
     ("translation", "What does 'asante sana rafiki' mean?"),
     ("translation", "my friend keeps saying 'dolce vita' — what does that mean?"),
+    # a people or a big city instead of a language; the people's name is no evidence of the
+    # ask's own language ("how do filipinos say …" reads as Filipino with it)
+    ("translation", 'How do Filipinos say "see you tomorrow"?'),
+    ("translation", "how would I say 'where is the metro' if I were in Moscow?"),
+    ("translation", "If I were from Quebec, how would I say 'the bus is late'?"),
+    ("qa", "I live in Tokyo, how do I say no politely?"),
 ]
 
 
