@@ -288,9 +288,12 @@ SOURCE_IN = re.compile(
     r"documents?|words?|articles?|posts?|inquiries|queries|file) (?:written )?in (?:the )?$"
 )
 # Chinese asks that never say 翻译: "转换成英文", "用英文表达", "…的英文是什么".
-ZH_CONVERT_BEFORE = re.compile(r"(?:转换|轉換|转化|轉化|转|轉|变|變|换|換|说|說)(?:成|为|為)\s*$")
+ZH_CONVERT_BEFORE = re.compile(
+    r"(?:转换|轉換|转化|轉化|转|轉|变|變|换|換|说|說|改|翻)(?:成|为|為)\s*$"
+)
 ZH_EXPRESS_AFTER = re.compile(
     r"^(?:来|來)?(?:表达|表達|表述|说出来|說出來)"
+    r"|^(?:怎么|怎麼|如何|该怎么|該怎麼)(?:说|說|讲|講|表达|表達|表述)"
     r"|^(?:说|說|讲|講|写|寫)(?:一下|一遍)?(?=\s*[：:“\"「])"  # "用英语说一下：…", with its text
 )
 # "say 'welcome' in five languages": every language wanted, none named.
@@ -309,8 +312,18 @@ ZH_WRITE_AFTER = re.compile(
 )
 # "…在英文里叫什么": what it is called in a language.
 ZH_CALLED_AFTER = re.compile(r"^(?:里|裡|中)(?:叫什么|叫什麼|叫啥|怎么叫|怎麼叫|怎么称呼|怎麼稱呼)")
+# "thunderstorm 中文叫什么": a word, then the language and "called what" (no 在…里).
+ZH_CALLED_BARE_AFTER = re.compile(r"^(?:叫什么|叫什麼|叫啥|怎么叫|怎麼叫)")
 # "…を日本語にして": make it into a language (Japanese).
 JA_MAKE_AFTER = re.compile(r"^(?:に|へ)(?:して|し て|直して|なおして|変えて|かえて|変換|訳)")
+# "英語だとどうなる？", "英語では何と言う": how it goes in a language.
+JA_HOW_IN_AFTER = re.compile(
+    r"^(?:だと|では|で)(?:どうなる|どう言う|どういう|何と言う|なんと言う|何て言う|なんて言う|どう書く)"
+)
+# "영어로 바꿔 줘": change it into a language (Korean; the particle is part of the name).
+KO_CHANGE_AFTER = re.compile(r"^\s*(?:바꿔|바꾸어|바꿔줘|옮겨|고쳐|번역)")
+# …unless it is a setting that changes language ("휴대폰 언어를 영어로 바꿔 줘").
+KO_SETTINGS_BEFORE = re.compile(r"언어|설정|폰|화면|키보드|자막|메뉴|시스템|앱")
 # Settings words before "切换成英文": the interface or the answers, not a text.
 ZH_SETTINGS_BEFORE = re.compile(
     r"语言|語言|设置|設置|界面|系统|系統|手机|手機|输入法|輸入法|回答|回复|回覆|答复"

@@ -364,8 +364,19 @@ class TranslationSignal:
             before, after = text[max(0, mention.start - 8) : mention.start], text[mention.end :]
             express = before.endswith(("用", "以")) and p.ZH_EXPRESS_AFTER.match(after)
             what_is = before.endswith("的") and p.ZH_WHAT_IS_AFTER.match(after)
-            called = before.endswith("在") and p.ZH_CALLED_AFTER.match(after)
-            called = called or p.ZH_WRITE_AFTER.match(after)
+            wider = text[max(0, mention.start - 16) : mention.start]
+            called = bool(
+                (before.endswith("在") and p.ZH_CALLED_AFTER.match(after))
+                or p.ZH_WRITE_AFTER.match(after)
+                # "thunderstorm 中文叫什么" (a word before the name; "中文叫什么名字" asks a name)
+                or (p.ZH_CALLED_BARE_AFTER.match(after) and before.strip())
+                or p.JA_HOW_IN_AFTER.match(after)
+                or (  # "영어로 바꿔 줘", not "휴대폰 언어를 영어로 바꿔 줘" (a setting)
+                    text[mention.end - 1 : mention.end] == "로"
+                    and p.KO_CHANGE_AFTER.match(after)
+                    and not p.KO_SETTINGS_BEFORE.search(wider)
+                )
+            )
             version = p.VERSION_OF.match(after) and p.PAYLOAD_MARK.search(after)
             make = p.JA_MAKE_AFTER.match(after) and _ja_object(text, mention.start)
             convert = p.ZH_CONVERT_BEFORE.search(before) and not p.ZH_SETTINGS_BEFORE.search(

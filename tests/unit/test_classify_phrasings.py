@@ -334,6 +334,15 @@ CODE_PAIRS = [
     ("translation", "how would I say 'where is the metro' if I were in Moscow?"),
     ("translation", "If I were from Quebec, how would I say 'the bus is late'?"),
     ("qa", "I live in Tokyo, how do I say no politely?"),
+    # frames in Chinese, Japanese and Korean that change or call a text into a language
+    ("translation", "lighthouse 中文叫什么"),
+    ("translation", "帮我把这段话改成英文：会议改到下周三了"),
+    ("translation", "请问 user experience 用中文怎么表达？"),
+    ("translation", "「お先に失礼します」、英語だとどうなる？"),
+    ("translation", "이 메시지 영어로 바꿔 줘: 오늘 조금 늦을 것 같아요"),
+    ("qa", "휴대폰 언어를 영어로 바꿔 줘"),
+    ("qa", "把手机系统语言改成英文"),
+    ("qa", "中文叫什么名字比较好听？"),
 ]
 
 
