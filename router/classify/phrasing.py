@@ -230,6 +230,9 @@ SAYS = re.compile(
     r"\bwhat (?:is|are|was|were) (?:she|he|they|it|this|that|the \w+) (?:saying|trying to say)\b"
     r"|\bwhat (?:this|that|it|the)(?: \w+)? (?:says|said)\b"
     r"|\bwhat (?:does|do|did) (?:this|that|it|the)(?: \w+)? say\b"
+    r"|\bwhat (?:is|are|was|were) (?:she|he|they|it|this|that|the \w+) "
+    r"(?:telling|asking) (?:me|us)\b"
+    r"|(?:^|[\s,;:—-])meaning\s*\?+\s*$"  # "someone commented '…' on my photo, meaning?"
 )
 # "Is 'Ich bin kalt' the right way to say …": checking, not asking for a translation.
 CHECKING = re.compile(

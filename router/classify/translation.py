@@ -446,7 +446,10 @@ class TranslationSignal:
                 reason = "asks how to say something in several languages"
                 return _Found(0.8, reason, say, None)
         what_in = p.WHAT_IS_IN.search(text)
-        if what_in and len(text) < 120 and (language := self._names.resolve(what_in["lang"])):
+        # short, or the last sentence of a longer message ("… What's 'a late checkout' in
+        # Portuguese?" after the story of a trip)
+        short = what_in is not None and (len(text) < 120 or what_in.start() >= len(text) - 100)
+        if what_in and short and (language := self._names.resolve(what_in["lang"])):
             return _Found(0.8, f"'what is … in {language}'", what_in.start(), language)
         return None
 

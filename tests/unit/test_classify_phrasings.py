@@ -343,6 +343,10 @@ CODE_PAIRS = [
     ("qa", "휴대폰 언어를 영어로 바꿔 줘"),
     ("qa", "把手机系统语言改成英文"),
     ("qa", "中文叫什么名字比较好听？"),
+    # what a quoted foreign message says, asked in other words
+    ("translation", "my neighbour shouted 'buenas noches, vecino' at me, meaning?"),
+    ("translation", "A friend sent 'Ich vermisse dich sehr' — what is she telling me?"),
+    ("qa", "is this the right meaning?"),
 ]
 
 
