@@ -48,6 +48,7 @@ RULE_PRIOR = {
     "code_pair": 8.0, "meaning": 2.0, "bare_target": 2.0, "none": -1.5,
     # certain negatives: translation talked about, a check, a phrase in the asker's language
     "topic": -6.0, "checking": -6.0, "into_non_language": -6.0, "same_language": -6.0,
+    "people_topic": -4.0,  # a people's ways, no saying verb, no quote
 }  # fmt: skip
 # Rule outcomes no phrasing statistics overturn: the model is not consulted for them.
 CERTAIN = frozenset(kind for kind, prior in RULE_PRIOR.items() if prior >= 30.0)

@@ -214,6 +214,14 @@ WHO_SAYS = re.compile(
     r"(?: people| speakers?| natives?)? (?:say|call|use|greet)\b"
 )
 PEOPLE_IN = re.compile(r"\b(?:people|someone|they|folks|locals) (?:in|from) (?P<where>\w+)")
+# A people's ways, not their words: "how do norwegians stay warm", "if i were japanese, what
+# would i eat" (any verb but the saying ones, and no quoted phrase).
+PEOPLE_DO = re.compile(
+    r"^(?:\w+ ){0,3}?(?:how|why|when|where|what) (?:do|does|did) (?:the )?(?P<who>\w+) "
+    r"(?!say|call|write|spell|pronounce|name|refer|use|greet|express|put|ask|tell|mean)\w+"
+    r"|^if (?:i|you|we) (?:was|were) (?:a |an |from |in )?(?P<who2>\w+),? "
+    r"(?:what|where|which|how|when|would)\b(?![^?.!]{0,40}\b(?:say|call|word|phrase)\b)"
+)
 # "What does X mean" and its kin; translation when X is in another language than the ask.
 MEANING = re.compile(
     r"\bwhat (?:does|do|did) (?P<x>.+?) (?:mean|means|stand for)\b"

@@ -167,6 +167,11 @@ class TranslationSignal:
             return "topic"
         if not scan.targets and self._into_non_language(scan):
             return "into_non_language"  # "translate the numbers into words / a SQL query"
+        people = p.PEOPLE_DO.search(text) if len(text) < 160 else None
+        if people is not None and not p.QUOTED.search(text):
+            who = people["who"] or people["who2"]
+            if self._nationality_word(who) is not None:
+                return "people_topic"  # "how do norwegians stay warm in winter"
         if len(text) < 200 and not scan.targets and not scan.weak_targets:
             asked = p.MEANING.search(text)
             quoted = [q.group(1) for q in p.QUOTED.finditer(text)]

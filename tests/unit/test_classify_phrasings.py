@@ -347,6 +347,12 @@ CODE_PAIRS = [
     ("translation", "my neighbour shouted 'buenas noches, vecino' at me, meaning?"),
     ("translation", "A friend sent 'Ich vermisse dich sehr' — what is she telling me?"),
     ("qa", "is this the right meaning?"),
+    # a people's ways, not their words (kind people_topic); their words stay translations
+    ("qa", "if I were Peruvian, what would I cook on Sundays?"),
+    ("qa", "why do the Finns love saunas so much"),
+    ("qa", "how do Koreans celebrate Chuseok"),
+    ("translation", "what do Chileans call a hot dog?"),
+    ("translation", "if I were Greek, how would I say 'cheers'?"),
 ]
 
 
