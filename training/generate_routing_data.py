@@ -19,8 +19,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+from native_frames import generic_qa, native_own_meaning, native_qa, native_translation
 
 Fill = Callable[[random.Random], str]
 
@@ -1134,6 +1137,152 @@ def q_colloquial_lookalikes(rng: random.Random) -> str:
     ])
 
 
+# -- fourth round (issue 18): native frames, terse and misspelt asks -----------------------------
+# fmt: off
+CODES = {"en": "English", "fr": "French", "de": "German", "es": "Spanish", "it": "Italian",
+         "pt": "Portuguese", "ja": "Japanese", "zh": "Chinese", "ko": "Korean", "ru": "Russian",
+         "ar": "Arabic", "nl": "Dutch", "pl": "Polish", "tr": "Turkish", "sv": "Swedish",
+         "hi": "Hindi", "vi": "Vietnamese", "id": "Indonesian", "uk": "Ukrainian", "el": "Greek"}
+# How a pair of language codes is written: "en→ja", "[de-en]", "JA to EN".
+CODE_PAIRS = ["{a}>{b}", "{a}->{b}", "{a} → {b}", "{a}-{b}", "{a}2{b}", "[{a}-{b}]", "{a} to {b}",
+              "{a}/{b}", "({a}→{b})", "{a}=>{b}"]
+MORE_PEOPLE = ["Kenyans", "Nigerians", "Ukrainians", "Indonesians", "Malaysians", "Peruvians",
+               "Czechs", "Hungarians", "the Irish", "Scots", "Catalans", "Cubans", "Moroccans",
+               "Lebanese people", "Pakistanis", "Bangladeshis", "Ghanaians", "Austrians"]
+# fmt: on
+PEOPLE.extend(MORE_PEOPLE)
+KEYBOARD_NEIGHBOURS = dict(zip("qwertyuiopasdfghjklzxcvbnm", "wqrtyuiopsadfghjklkxzvbnmn", strict=True))
+
+
+def typo(rng: random.Random, word: str) -> str:
+    """One systematic slip in a word: two letters swapped, one dropped, doubled or hit next
+    to it on the keyboard; or the word clipped to its first letters ("eng", "span")."""
+    if len(word) < 4:
+        return word
+    i = rng.randrange(1, len(word) - 1)
+    op = rng.randrange(5)
+    if op == 0:
+        return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+    if op == 1:
+        return word[:i] + word[i + 1 :]
+    if op == 2:
+        return word[:i] + word[i] + word[i:]
+    if op == 3:
+        return word[:i] + KEYBOARD_NEIGHBOURS.get(word[i], word[i]) + word[i + 1 :]
+    return word[: rng.randrange(3, min(5, len(word)) + 1)]
+
+
+def english_payloads() -> list[str]:
+    return PHRASES + WORDS + EN_SENTENCES[:20]
+
+
+def foreign_payloads() -> list[str]:
+    return [s for sentences in FOREIGN.values() for s in sentences] + FOREIGN_WORDS
+
+
+def t_native(rng: random.Random) -> str:
+    """A translation ask written natively in one of 21 frame languages (native_frames.py)."""
+    return native_translation(rng, english_payloads())
+
+
+def q_native(rng: random.Random) -> str:
+    """Look-alikes written natively in the same frame languages."""
+    return native_qa(rng, english_payloads(), foreign_payloads())
+
+
+def q_generic(rng: random.Random) -> str:
+    """Everyday requests in 19 languages and scripts that have nothing to do with languages."""
+    return generic_qa(rng)
+
+
+def q_native_own_meaning(rng: random.Random) -> str:
+    return native_own_meaning(rng)
+
+
+def t_terse(rng: random.Random) -> str:
+    """Terse asks: a pair of language codes, a bare target, a misspelt verb or language."""
+    src, dst = rng.sample(list(CODES), 2)
+    if rng.random() < 0.5:
+        src = "en"
+    a, b = (src.upper(), dst.upper()) if rng.random() < 0.4 else (src, dst)
+    pair = pick(rng, CODE_PAIRS).format(a=a, b=b)
+    _, text = long_foreign(rng)
+    payload = any_phrase(rng) if src == "en" else text
+    q = quoted(rng, payload)
+    lang = CODES[dst] if dst != "en" else target_for(rng)
+    verb = typo(rng, "translate") if rng.random() < 0.6 else pick(rng, ["translate", "tr", "transl"])
+    bad = typo(rng, lang.lower()) if rng.random() < 0.7 else lang.lower()
+    return pick(rng, [
+        f"{pair}: {payload}", f"{pair} {q}", f"{payload} ({pair})", f"{q}\n{pair}",
+        f"{verb} to {bad}: {payload}", f"{verb} {q} to {bad}", f"{verb} {q} {bad}",
+        f"{verb} pls: {text}", f"{bad}: {q}", f"{q} -> {bad}", f"{bad} pls {q}",
+        f"{text} -> {b}", f"{text} => eng", f"{q} in {bad} pls", f"{bad} version of {q}",
+        f"{verb} into {bad} {q}", f"{q} {bad}??", f"need this in {bad} {q}",
+    ])
+
+
+def q_terse_lookalikes(rng: random.Random) -> str:
+    """Codes, arrows and misspellings in requests that are no translation."""
+    src, dst = rng.sample(list(CODES), 2)
+    pair = pick(rng, CODE_PAIRS).format(a=src.upper(), b=dst.upper())
+    lang = typo(rng, CODES[dst].lower()) if rng.random() < 0.5 else CODES[dst]
+    return pick(rng, [
+        f"what's the difference between {src}-GB and {src}-US locales?", f"set LANG={src}_{dst.upper()}.UTF-8 on ubuntu how",
+        f"{pair} flight prices in march?", f"is {lang} hard to learn?", f"best app to learn {lang}?",
+        f"convert {pair.replace(src.upper(), 'CSV').replace(dst.upper(), 'JSON')}: how in python",
+        "USD->EUR rate today?", "mp4 -> gif without losing quality?", "C -> F: 30 degrees?",
+        f"why does my {src}_{dst.upper()} keyboard type the wrong symbols?", f"{lang} speakers worldwide, how many?",
+        f"in git, {pair} means what in a branch name?", "tranlsate the meeting notes into action items",
+        f"{pair} timezone difference?", f"how many letters does the {lang} alphabet have?",
+    ])
+
+
+def t_meaning_more(rng: random.Random) -> str:
+    """The meaning of a foreign phrase, in more registers."""
+    fw = pick(rng, FOREIGN_WORDS) if rng.random() < 0.4 else foreign(rng)
+    q = quoted(rng, fw)
+    who = pick(rng, ["a coworker", "my landlord", "a guy at the gym", "my cousin", "the cashier", "my neighbour"])
+    where = pick(rng, ["in a text", "on a sign", "in a meme", "on a menu", "in a voice note", "under my post"])
+    return pick(rng, [
+        f"{q} = ? in english", f"{q} -- what's that mean", f"what's {q} translate to",
+        f"{who} wrote {q} {where}, what does that mean?", f"{q} means...?",
+        f"any idea what {q} means?", f"word for word, what is {q}?", f"saw {q} {where}. meaning??",
+        f"{who} keeps saying {q}. what is it in english?", f"english for {q}?",
+        f"what does {q} mean exactly, is it rude?", f"{q} — can you tell me what it says",
+        f"I don't speak the language: {q}. what does it say?", f"decode this for me: {q}",
+    ])
+
+
+def t_people_more(rng: random.Random) -> str:
+    """How a people or a place says something, in more word orders."""
+    ph, word = any_phrase(rng), any_word(rng)
+    q = quoted(rng, ph)
+    people, city, nat = pick(rng, PEOPLE), pick(rng, CITIES), pick(rng, NATIONALITY)
+    return pick(rng, [
+        f"What's the word {people} use for a {word}?", f"do {people} have a word for {q}?",
+        f"visiting {city} next week, how do people there say {q}?", f"in {city} how would you say {q}",
+        f"What would {people} say for {q}?", f"{people} — how do you say {q} to them?",
+        f"what does a {nat} person call a {word}?", f"how do you say {q} like a {nat} would",
+        f"what do locals in {city} call a {word}?", f"if I'm in {city}, what's {q} in the local language?",
+        f"teach me how {people} say {q}", f"how would a {nat} grandma say {q}?",
+    ])
+
+
+def q_people_lookalikes(rng: random.Random) -> str:
+    """The same peoples and cities, in requests that ask about them, not their words."""
+    people, city, nat, word = pick(rng, PEOPLE), pick(rng, CITIES), pick(rng, NATIONALITY), any_word(rng)
+    return pick(rng, [
+        f"What do {people} usually eat for breakfast?", f"Which holidays do {people} celebrate in May?",
+        f"How do {people} feel about tipping?", f"visiting {city} next week, what should I pack?",
+        f"in {city} how would you get from the airport to the centre?", f"What would a {nat} wedding look like?",
+        f"Why are {people} so good at football?", f"what time do {people} have dinner?",
+        f"How would a {nat} family spend a Sunday?", f"what do locals in {city} do at night?",
+        f"do {people} have a tradition for New Year?", f"What is a typical {nat} salary?",
+        f"What do {people} use a {word} for?", f"How much is a {word} in {city}?",
+        f"teach me how {people} cook rice", f"what do {people} say about their neighbours' food?",
+    ])
+
+
 # -- assembly ------------------------------------------------------------------------------------
 
 TRANSLATION: dict[str, tuple[Fill, float]] = {
@@ -1142,6 +1291,8 @@ TRANSLATION: dict[str, tuple[Fill, float]] = {
     "people": (t_people, 1.0), "meaning": (t_meaning, 1.0), "put_in": (t_putin, 1.2),
     "other_frame": (t_other_frame, 2.5), "colloquial": (t_colloquial, 2.0),
     "code_switched": (t_code_switched, 0.6), "foreign_message": (t_foreign_message, 0.8),
+    "native": (t_native, 4.0), "terse": (t_terse, 0.8), "meaning_more": (t_meaning_more, 0.8),
+    "people_more": (t_people_more, 0.8),
 }
 QA: dict[str, tuple[Fill, float]] = {
     "general": (q_general, 2.0), "say_same_language": (q_say_same_language, 1.0),
@@ -1155,9 +1306,43 @@ QA: dict[str, tuple[Fill, float]] = {
     "grammar": (q_grammar, 0.8),
     "pair_judgement": (q_pair_judgement, 0.6),
     "colloquial_lookalikes": (q_colloquial_lookalikes, 2.0),
+    "native": (q_native, 4.0), "native_own_meaning": (q_native_own_meaning, 0.5),
+    "people_lookalikes": (q_people_lookalikes, 0.8), "generic": (q_generic, 1.5),
+    "terse_lookalikes": (q_terse_lookalikes, 0.4),
 }
 # A scene-setting sentence before the ask, as often for either label.
 CONTEXT_RATE = 0.12
+# A sentence after the ask ("It's for a birthday card."), as often for either label.
+AFTERWORD_RATE = 0.06
+AFTERWORDS = [
+    "It's for a birthday card.", "Thanks in advance!", "Need it for a text to my boss.",
+    "Keep it short.", "No explanation needed.", "Asking for a friend.", "Thank you so much.",
+    "This is for school.", "Be quick please.", "I'm on my phone, sorry for typos.",
+]  # fmt: skip
+# Systematic noise, as often for either label (no template wording survives it intact, so the
+# model cannot lean on one template's exact words): one edit of the request's words — a word
+# dropped, two neighbours swapped, a filler word put in, a slip (`typo`), the punctuation and
+# quotes left out.
+NOISE_RATE = 0.25
+FILLERS = ["like", "just", "actually", "um", "quickly", "real quick", "again", "btw", "exactly"]
+
+
+def noise(rng: random.Random, text: str) -> str:
+    words = text.split(" ")
+    op = rng.randrange(5)
+    if op == 4 or len(words) < 3:
+        stripped = re.sub(r"[?!.,:;\"'“”‘’«»「」]", "", text).strip()
+        return stripped or text
+    i = rng.randrange(len(words))
+    if op == 0 and len(words) > 3:
+        del words[i]
+    elif op == 1 and i + 1 < len(words):
+        words[i], words[i + 1] = words[i + 1], words[i]
+    elif op == 2:
+        words.insert(i, pick(rng, FILLERS))
+    elif words[i].isalpha():
+        words[i] = typo(rng, words[i])
+    return " ".join(words)
 
 
 def generate(per_unit: int, seed: int) -> Iterator[dict[str, str]]:
@@ -1170,8 +1355,12 @@ def generate(per_unit: int, seed: int) -> Iterator[dict[str, str]]:
             while made < wanted and tries < wanted * 20:
                 tries += 1
                 text = vary(rng, fill(rng))
+                if rng.random() < NOISE_RATE:
+                    text = noise(rng, text)
                 if rng.random() < CONTEXT_RATE:
                     text = f"{context(rng)} {text}"
+                elif rng.random() < AFTERWORD_RATE:
+                    text = f"{text.rstrip()} {pick(rng, AFTERWORDS)}"
                 if text in seen:
                     continue
                 seen.add(text)

@@ -38,19 +38,20 @@ from router.classify.learned import RULE_PRIOR, LinearModel
 # phrasing through its siblings).
 GROUPS = {
     "t:colloquial": ["translation:word_in", "translation:say", "translation:people",
-                     "translation:colloquial", "translation:put_in"],
-    "t:frames": ["translation:other_frame", "translation:code_switched"],
+                     "translation:colloquial", "translation:put_in", "translation:people_more"],
+    "t:frames": ["translation:other_frame", "translation:code_switched", "translation:native"],
     "t:explicit+meaning": ["translation:explicit", "translation:from_foreign",
-                           "translation:meaning", "translation:foreign_message"],
+                           "translation:meaning", "translation:foreign_message",
+                           "translation:terse", "translation:meaning_more"],
     "t:ni_task": ["translation:ni_task"],
     "q:about_language": ["qa:about_language", "qa:say_same_language", "qa:same_language_say",
-                         "qa:own_words", "qa:grammar", "qa:script"],
+                         "qa:own_words", "qa:grammar", "qa:script", "qa:native_own_meaning"],
     "q:judging+tasks": ["qa:translation_topic", "qa:pair_judgement",
                         "qa:tasks_about_languages", "qa:same_language_tasks"],
     "q:false+settings": ["qa:false_translate", "qa:settings", "qa:in_place",
-                         "qa:quoted_queries"],
+                         "qa:quoted_queries", "qa:people_lookalikes", "qa:terse_lookalikes"],
     "q:frames+general": ["qa:other_frame", "qa:general", "qa:write_in",
-                         "qa:same_language", "qa:colloquial_lookalikes"],
+                         "qa:same_language", "qa:colloquial_lookalikes", "qa:native", "qa:generic"],
 }  # fmt: skip
 SAMPLE_PER_FAMILY = 150
 
@@ -85,6 +86,7 @@ def main() -> int:
     parser.add_argument("--min-count", type=int, default=3)
     parser.add_argument("--groups", default=",".join(GROUPS))
     parser.add_argument("--validation", type=Path, default=None)
+    parser.add_argument("--per-family", action="store_true", help="also print each family's share")
     parser.add_argument(
         "--none-priors",
         default="",
@@ -118,6 +120,11 @@ def main() -> int:
             of_kind = [r for r in rows if r["kind"] == kind]
             sample += rng.sample(of_kind, min(SAMPLE_PER_FAMILY, len(of_kind)))
         scores[name] = _route_rows(classifier, sample)
+        if args.per_family:
+            for kind in sorted(held):
+                of_kind = [r for r in sample if r["kind"] == kind]
+                if of_kind:
+                    print(f"  family {kind:<36} {_route_rows(classifier, of_kind):.2%}")
         shipped = RULE_PRIOR["none"]
         for value in filter(None, args.none_priors.split(",")):
             RULE_PRIOR["none"] = float(value)

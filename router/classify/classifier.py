@@ -198,7 +198,8 @@ class Classifier:
         decision: RouteDecision,
     ) -> RouteDecision | None:
         """A bare follow-up naming a language ("and in German?") after a request a signal
-        route took stays on that route, with the new target and the earlier payload."""
+        route took stays on that route, with the new target and the earlier payload; so does
+        one that carries the request on ("more casual?", "and 'good night'?")."""
         signal_routes = {tier.route for tier in self._signals}
         if decision.tier in ("rules", "examples") or decision.route in signal_routes:
             return None
@@ -207,15 +208,22 @@ class Classifier:
             return None
         for tier in self._signals:
             target = tier.rules.follow_up_target(user)
-            if target is None:
+            phrase = None if target is not None else tier.rules.follow_up_continues(user)
+            if target is None and phrase is None:
                 continue
             previous = self._decide(earlier[-1], system)
             if previous.route != tier.route:
                 continue
-            reason = f"follow-up naming '{target}' after a {tier.route} request"
+            if target is not None:
+                reason = f"follow-up naming '{target}' after a {tier.route} request"
+                payload = previous.payload
+            else:
+                target = previous.target_language
+                reason = f"follow-up carrying on a {tier.route} request"
+                payload = phrase or previous.payload
             return RouteDecision(
                 tier.route, 0.85, "conversation", reason, target,
-                previous.source_language, previous.payload,
+                previous.source_language, payload,
             )  # fmt: skip
         return None
 

@@ -79,6 +79,7 @@ class LanguageIdentifier:
             .build()
         )
         self._english = {language: _english_name(language) for language in Language.all()}
+        self._by_name = {name: language for language, name in self._english.items()}
         for text in WARM_UP:
             self._detector.compute_language_confidence_values(text)
 
@@ -91,6 +92,15 @@ class LanguageIdentifier:
             return None
         names = tuple(self._english[v.language] for v in values[:3])
         return Identified(names[0], float(values[0].value), names[1:])
+
+
+    def confidence_of(self, text: str, language: str) -> float | None:
+        """How likely `text` is in `language` (an English name), alone of all languages;
+        None for a language lingua does not know."""
+        known = self._by_name.get(language)
+        if known is None:
+            return None
+        return float(self._detector.compute_language_confidence(text[:MAX_CHARS], known))
 
 
 def _english_name(language: Language) -> str:

@@ -32,7 +32,7 @@ LANGUAGE_CODES = (
 # Locales whose names for those languages requests use ("anglais", "英语", "영어", …).
 DISPLAY_LOCALES = (
     "en", "zh", "zh-Hant", "ja", "ko", "fr", "de", "es", "it", "pt", "ru", "ar", "hi", "nl",
-    "sv", "pl", "tr", "fa", "he", "vi", "id", "uk", "da", "fi", "cs", "ro", "el", "th",
+    "sv", "pl", "tr", "fa", "he", "vi", "id", "uk", "da", "fi", "cs", "ro", "el", "th", "sw",
 )
 # fmt: on
 # Short forms CLDR does not list.
@@ -97,6 +97,27 @@ DEMONYMS = {
     "belgian": "French", "taiwanese": "Chinese", "filipino": "Filipino",
     "chinese": "Chinese", "kenyan": "Swahili", "tanzanian": "Swahili",
 }  # fmt: skip
+# Cities and regions people name instead of a country ("… if I were in Seoul", "people from
+# Quebec"): the big ones of each language (langcodes knows countries only).
+PLACES = {
+    "seoul": "Korean", "busan": "Korean", "tokyo": "Japanese", "osaka": "Japanese",
+    "kyoto": "Japanese", "beijing": "Chinese", "shanghai": "Chinese", "taipei": "Chinese",
+    "hongkong": "Cantonese", "paris": "French", "lyon": "French", "marseille": "French",
+    "quebec": "French", "montreal": "French", "berlin": "German", "munich": "German",
+    "hamburg": "German", "vienna": "German", "zurich": "German", "madrid": "Spanish",
+    "barcelona": "Spanish", "seville": "Spanish", "bogota": "Spanish", "bogotá": "Spanish",
+    "lima": "Spanish", "havana": "Spanish", "rome": "Italian", "milan": "Italian",
+    "naples": "Italian", "venice": "Italian", "florence": "Italian", "lisbon": "Portuguese",
+    "porto": "Portuguese", "rio": "Portuguese", "moscow": "Russian", "kyiv": "Ukrainian",
+    "kiev": "Ukrainian", "warsaw": "Polish", "krakow": "Polish", "prague": "Czech",
+    "budapest": "Hungarian", "athens": "Greek", "istanbul": "Turkish", "ankara": "Turkish",
+    "cairo": "Arabic", "riyadh": "Arabic", "beirut": "Arabic", "casablanca": "Arabic",
+    "marrakech": "Arabic", "tehran": "Persian", "delhi": "Hindi", "mumbai": "Hindi",
+    "bangkok": "Thai", "hanoi": "Vietnamese", "saigon": "Vietnamese", "jakarta": "Indonesian",
+    "bali": "Indonesian", "manila": "Filipino", "nairobi": "Swahili", "amsterdam": "Dutch",
+    "stockholm": "Swedish", "oslo": "Norwegian", "copenhagen": "Danish", "helsinki": "Finnish",
+    "jerusalem": "Hebrew", "bavaria": "German", "catalonia": "Catalan", "andalusia": "Spanish",
+}  # fmt: skip
 # Two CJK names start with the one-character abbreviations above; only these count alone.
 SINGLE_CHAR_NAMES = frozenset("英中日")
 _CJK_NAME_END = re.compile(r"[语語文话話]")
@@ -139,6 +160,8 @@ def _variants(name: str) -> Iterator[str]:
         yield from ("deutsche", "deutschen")
     if name.endswith(("语", "語")) and len(name) >= 2:
         yield name[:-1] + "文"
+    if name.endswith(("ська", "цька")):  # Ukrainian "англійською", "на англійську"
+        yield from (name[:-1] + "ою", name[:-1] + "у")
     if name.endswith(("ski", "cki")) and name.isalpha():  # Polish "po angielsku"
         yield name[:-1] + "u"
     if bare.endswith(("ce", "ca", "çe", "ça")) and bare.isalpha():  # Turkish "İngilizceye"
@@ -183,9 +206,10 @@ class LanguageNames:
         return found
 
     def nationality(self, word: str) -> str | None:
-        """Language of a nationality or a country ("mexican", "france"), or a language name."""
+        """Language of a nationality, a country or a big city ("mexican", "france", "seoul"),
+        or a language name."""
         word = word.casefold().strip()
-        found = DEMONYMS.get(word) or self.resolve(word)
+        found = DEMONYMS.get(word) or PLACES.get(word) or self.resolve(word)
         if found is not None:
             return found
         try:

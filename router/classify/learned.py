@@ -38,14 +38,17 @@ SCRIPT_SAMPLE = 160
 # What the rules' outcome adds to the model's logit, by the phrasing that fired (see
 # TranslationSignal.detect). Rules are for what is certain: "translate … into ⟨language⟩" is
 # never overturned by phrasing statistics; weaker phrasings can be; with no rule firing, the
-# model alone must be sure (logit > 2.0), and where the rules are sure it is no translation,
-# surer still. Fitted on the dev set and the challenge set (the
-# model's logits per rule outcome there), never on the fresh set.
+# model alone must be sure (logit > 1.5), and where the rules are sure it is no translation,
+# surer still. Fitted on the dev set and the challenge set (the model's logits per rule
+# outcome there); "none" then set to the value that keeps both at their figures and routes
+# most of the development checks (training/routing_validation*.jsonl) right: -1.5 (-2.5 …
+# -1.0 swept). Never fitted on a fresh set.
 RULE_PRIOR = {
     "instruction": 30.0, "verb_target": 30.0, "verb": 10.0, "convert": 8.0, "say": 4.0,
-    "meaning": 2.0, "bare_target": 2.0, "none": -2.0,
+    "code_pair": 8.0, "meaning": 2.0, "bare_target": 2.0, "none": -1.5,
     # certain negatives: translation talked about, a check, a phrase in the asker's language
     "topic": -6.0, "checking": -6.0, "into_non_language": -6.0, "same_language": -6.0,
+    "people_topic": -4.0,  # a people's ways, no saying verb, no quote
 }  # fmt: skip
 # Rule outcomes no phrasing statistics overturn: the model is not consulted for them.
 CERTAIN = frozenset(kind for kind, prior in RULE_PRIOR.items() if prior >= 30.0)

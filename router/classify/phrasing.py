@@ -23,6 +23,7 @@ TRANSLATE = re.compile(
     r"|ترجم\w*"
     r"|अनुवाद|ट्रांसलेट|भाषांतर"
     r"|\bvertaa?l\w*|\böversätt\w*|\boversett\w*|\boversæt\w*|\bprzetłumacz\w*|\bpřelož\w*"
+    r"|\bперекла(?:д|ст|ди)\w*|\btafsiri\w*"
     r"|\bpreklad\w*|\bterjemah\w*|\bdịch (?:sang|ra|giúp|câu|đoạn|bài|đoạn)|\bçevir\w*"
     r"|תרגם|תרגום|\bμετάφρασ\w*|\bμετάφρα\w*|แปลเป็น|ช่วยแปล|\bkäännä\w*|\bkäännös\w*"
 )
@@ -74,7 +75,7 @@ TOPIC = re.compile(
     r"|\b(?:whether|if)\b[^.?!\n]{0,60}\b(?:a |an |the |its |their )?(?:\w+ )?translations?\b"
     r"|\binto (?:plain|simple|simpler|layman'?s?|everyday|normal) (?:english|language|terms|words)"
     r"|\b(?:better|more (?:accurate|natural|faithful|literal|idiomatic)) translations?\b"
-    r"|\bwhich (?:\w+ )?translations? (?:is|sounds|reads)\b"
+    r"|\bwhich (?:of (?:these|the|those|my) (?:\w+ ){0,2})?(?:\w+ )?translations?\b"
     r"|\b(?:is|are|was|does) (?:this|that|my|the|these|it)\b[^.?!\n]{0,30}translat\w*"
     r"[^.!\n]{0,30}\?"
     r"|机器翻[译譯]|机翻|翻[译譯](?:是否|对不对|对吗|正确吗|准确吗|有没有|质量|的质量|软件|工具|"
@@ -86,14 +87,34 @@ TOPIC = re.compile(
     r"|traducción automática|traduction automatique|maschinelle übersetzung|машинн\w+ перевод"
     r"|traduzione automatica|tradução automática|기계 ?번역|번역(?:이 맞|가 맞|이 정확|기)"
     # "is this translation right?" in the languages requests come in
-    r"|(?:übersetzung|traducci[oó]n|traduction|traduzione|tradução|перевод\w*|ترجمه|ترجمة|çeviri"
+    r"|(?:übersetzung|traducci[oó]n|traduction|traduzione|tradução|перевод\w*|переклад\w*|tafsiri"
+    r"|ترجمه|ترجمة|çeviri"
     r"|vertaling|översättning|tłumaczenie|překlad|dịch|μετάφραση)\b[^.?!\n]{0,30}"
     r"\b(?:richtig|korrekt|falsch|correct\w*|exact\w*|juste|fausse|giust\w*|sbagliat\w*|certa"
-    r"|правильн\w*|верн\w*|точн\w*|doğru|yanlış|juist|goed|rätt|poprawn\w*|správn\w*|đúng"
+    r"|правильн\w*|верн\w*|точн\w*|doğru|yanlış|juist|goed|rätt|poprawn\w*|správn\w*|đúng|sahihi"
     r"|σωστ\w*)"
     r"|(?:правильн\w*|верн\w*|точн\w*|richtig|correct\w*|juste)\b[^.?!\n]{0,20}"
-    r"(?:перевод|übersetz|traduc|traduz)"
+    r"(?:перевод|переклад|übersetz|traduc|traduz)"
     r"|(?:این|آن) ترجمه (?:درست|صحیح|دقیق)|ترجمة (?:صحيحة|دقيقة)|هل (?:هذه )?الترجمة"
+    # the judgement before the noun: "¿está bien esta traducción?", "stimmt die Übersetzung?"
+    r"|(?:está bien|es correcta|es buena|est-elle|est correcte|stimmt|ist|è giusta|está certa)"
+    r" (?:esta|esa|la|mi|cette|ma|la|die|diese|meine|questa|essa|a) (?:\w+ )?"
+    r"(?:traducci|traduction|übersetzung|traduzione|tradução)"
+    r"|(?:英訳|和訳|翻訳|訳)(?:は|が)(?:自然|正しい|合って|おかしい|変)"
+)
+# A pair of language codes as the whole instruction ("fr→en: …", "[de-en] …", "EN>JA: …"): the
+# codes of the languages people write them for (two-letter codes outside a pair are words).
+LANGUAGE_CODE_NAMES = {
+    "en": "English", "fr": "French", "de": "German", "es": "Spanish", "it": "Italian",
+    "pt": "Portuguese", "ja": "Japanese", "jp": "Japanese", "zh": "Chinese", "cn": "Chinese",
+    "ko": "Korean", "kr": "Korean", "ru": "Russian", "ar": "Arabic", "nl": "Dutch", "pl": "Polish",
+    "tr": "Turkish", "sv": "Swedish", "hi": "Hindi", "vi": "Vietnamese", "id": "Indonesian",
+    "uk": "Ukrainian", "ua": "Ukrainian", "el": "Greek", "he": "Hebrew", "th": "Thai",
+    "fa": "Persian", "cs": "Czech", "da": "Danish", "fi": "Finnish", "ro": "Romanian",
+    "hu": "Hungarian", "bg": "Bulgarian", "ms": "Malay", "tl": "Filipino", "sw": "Swahili",
+}  # fmt: skip
+CODE_PAIR = re.compile(
+    r"[\[(]?\s*([a-z]{2})\s*(?:→|->|=>|>|—|–|-|/|2|to)\s*([a-z]{2})\s*[\])]?"
 )
 # A payload to translate usually follows the instruction after a colon, a line or a quote.
 PAYLOAD_MARK = re.compile(r"[:：\n\"“「『«'‘]")
@@ -106,6 +127,37 @@ _MARKS = (
 WORD = re.compile(rf"[\w{_MARKS}]+(?:-[\w{_MARKS}]+)*")
 # A quote: apostrophes inside words ("what's", "l'eau") neither open nor close one.
 QUOTED = re.compile(r"(?:[\"“「『«‘]|(?<![a-zà-ɏ])')(.+?)(?:[\"”」』»]|[’'](?![a-zà-ɏ]))")
+
+# A short turn after a translation that asks for the same again, differently ("more casual?",
+# "a shorter version", "another way to say it", "更正式一点") or for a new phrase the same way
+# ("and 'good night'?", "what about 'thank you'"): the conversation's task goes on.
+CONTINUE = re.compile(
+    r"\b(?:more|less|bit more|a bit more|a little more|even more|too|not so)\s+"
+    r"(?:formal|informal|casual|polite|natural|literal|colloquial|friendly|professional"
+    r"|idiomatic|slangy|respectful|simple|romantic|native)\b"
+    r"|\b(?:shorter|simpler|politer|longer|literally|formally|informally|casually)\b"
+    r"|\b(?:formal|informal|casual|polite|slang|plural|feminine|masculine|past tense|"
+    r"friendlier|other|different|alternative|another|literal)\s+(?:version|way|form|one|"
+    r"options?|ways|translation|wording|phrasing)s?\b"
+    r"|\b(?:another|other|different) (?:way|ways|options?|version|one)\b"
+    r"|\b(?:again|differently)\b"
+    r"|更(?:正式|口语|礼貌|自然|简短)|正式一[点點]|口语一[点點]|换个说法|別の言い方|もっと(?:丁寧|カジュアル)"
+    r"|más (?:formal|informal|corto|natural)|plus (?:formel|poli|familier|court)"
+    r"|förmlicher|lockerer|höflicher"
+)
+# …but a question about the text just translated is no translation ("why 'gozaimasu'?",
+# "how do I pronounce it?", "is it rude?").
+ABOUT_TEXT = re.compile(
+    r"\b(?:why|pronounc\w*|mean\w*|romani[sz]\w*|transliterat\w*|rude|offensive|correct|right"
+    r"|explain\w*|grammar|spell\w*|origin|difference|literally mean|enough|appropriate"
+    r"|sound|stress|accent|tone|what does|what is|what's|is it|is that|is this|are they"
+    r"|hiragana|katakana|kanji|pinyin|romaji|script|letters|alphabet|cyrillic|latin)\b"
+    r"|^(?:is|are|does|do|did|should|would|was)\b(?! there)"
+    r"|为什么|為什麼|怎么读|怎麼讀|什么意思|なぜ|どう読|読み方|por qué|pourquoi|warum"
+)
+CONTINUE_LEAD = re.compile(
+    r"^(?:and|what about|how about|now|also|then|same for|ok(?:ay)? now|and now|next)?[\s,:]*$"
+)
 
 # Indirect asks: "how do you say X in Japanese", "what's the Spanish word for X", …
 SAY = re.compile(
@@ -153,7 +205,7 @@ WHAT_IS_LANG_FOR = re.compile(
 LANG_TO_LANG = re.compile(r"^(?:\w+ )?(?P<src>\w+) (?:to|into|->|→) (?P<lang>\w+)\b")
 IF_I_WERE = re.compile(
     r"\bif (?:i|you|we) (?:was|were|am|are|lived in|was in|were in) "
-    r"(?:a |an |in )?(?P<who>\w+)"
+    r"(?:a |an |in |from )?(?P<who>\w+)"
 )
 IN_PLACE = re.compile(r"\bin (?P<where>\w+)\s*[?.!]*$")
 # "how would a german say …", "what do italians say …", "how do people in japan say …"
@@ -162,6 +214,14 @@ WHO_SAYS = re.compile(
     r"(?: people| speakers?| natives?)? (?:say|call|use|greet)\b"
 )
 PEOPLE_IN = re.compile(r"\b(?:people|someone|they|folks|locals) (?:in|from) (?P<where>\w+)")
+# A people's ways, not their words: "how do norwegians stay warm", "if i were japanese, what
+# would i eat" (any verb but the saying ones, and no quoted phrase).
+PEOPLE_DO = re.compile(
+    r"^(?:\w+ ){0,3}?(?:how|why|when|where|what) (?:do|does|did) (?:the )?(?P<who>\w+) "
+    r"(?!say|call|write|spell|pronounce|name|refer|use|greet|express|put|ask|tell|mean)\w+"
+    r"|^if (?:i|you|we) (?:was|were) (?:a |an |from |in )?(?P<who2>\w+),? "
+    r"(?:what|where|which|how|when|would)\b(?![^?.!]{0,40}\b(?:say|call|word|phrase)\b)"
+)
 # "What does X mean" and its kin; translation when X is in another language than the ask.
 MEANING = re.compile(
     r"\bwhat (?:does|do|did) (?P<x>.+?) (?:mean|means|stand for)\b"
@@ -178,6 +238,9 @@ SAYS = re.compile(
     r"\bwhat (?:is|are|was|were) (?:she|he|they|it|this|that|the \w+) (?:saying|trying to say)\b"
     r"|\bwhat (?:this|that|it|the)(?: \w+)? (?:says|said)\b"
     r"|\bwhat (?:does|do|did) (?:this|that|it|the)(?: \w+)? say\b"
+    r"|\bwhat (?:is|are|was|were) (?:she|he|they|it|this|that|the \w+) "
+    r"(?:telling|asking) (?:me|us)\b"
+    r"|(?:^|[\s,;:—-])meaning\s*\?+\s*$"  # "someone commented '…' on my photo, meaning?"
 )
 # "Is 'Ich bin kalt' the right way to say …": checking, not asking for a translation.
 CHECKING = re.compile(
@@ -199,6 +262,10 @@ OTHER_TASK = re.compile(
 FRAME_FILLER = frozenset((
     "please", "pls", "plz", "in", "into", "to", "the", "language", "version", "translation",
     "translated", "now", "thanks", "thank", "you", "kindly", "for", "me", "it", "this", "that",
+    # the same words in the frames requests come in ("Bitte ins Englische: …", "En anglais : …")
+    "bitte", "ins", "auf", "por", "favor", "porfa", "en", "al", "em", "para", "o", "stp",
+    "per", "favore", "пожалуйста", "на", "lütfen", "proszę", "na", "po", "graag", "naar", "het",
+    "tafadhali", "kwa", "tolong", "ke", "dalam", "bahasa", "sang",
 ))
 # fmt: on
 # Where a language name sits relative to its preposition or particle.
@@ -232,9 +299,12 @@ SOURCE_IN = re.compile(
     r"documents?|words?|articles?|posts?|inquiries|queries|file) (?:written )?in (?:the )?$"
 )
 # Chinese asks that never say 翻译: "转换成英文", "用英文表达", "…的英文是什么".
-ZH_CONVERT_BEFORE = re.compile(r"(?:转换|轉換|转化|轉化|转|轉|变|變|换|換|说|說)(?:成|为|為)\s*$")
+ZH_CONVERT_BEFORE = re.compile(
+    r"(?:转换|轉換|转化|轉化|转|轉|变|變|换|換|说|說|改|翻)(?:成|为|為)\s*$"
+)
 ZH_EXPRESS_AFTER = re.compile(
     r"^(?:来|來)?(?:表达|表達|表述|说出来|說出來)"
+    r"|^(?:怎么|怎麼|如何|该怎么|該怎麼)(?:说|說|讲|講|表达|表達|表述)"
     r"|^(?:说|說|讲|講|写|寫)(?:一下|一遍)?(?=\s*[：:“\"「])"  # "用英语说一下：…", with its text
 )
 # "say 'welcome' in five languages": every language wanted, none named.
@@ -253,8 +323,18 @@ ZH_WRITE_AFTER = re.compile(
 )
 # "…在英文里叫什么": what it is called in a language.
 ZH_CALLED_AFTER = re.compile(r"^(?:里|裡|中)(?:叫什么|叫什麼|叫啥|怎么叫|怎麼叫|怎么称呼|怎麼稱呼)")
+# "thunderstorm 中文叫什么": a word, then the language and "called what" (no 在…里).
+ZH_CALLED_BARE_AFTER = re.compile(r"^(?:叫什么|叫什麼|叫啥|怎么叫|怎麼叫)")
 # "…を日本語にして": make it into a language (Japanese).
 JA_MAKE_AFTER = re.compile(r"^(?:に|へ)(?:して|し て|直して|なおして|変えて|かえて|変換|訳)")
+# "英語だとどうなる？", "英語では何と言う": how it goes in a language.
+JA_HOW_IN_AFTER = re.compile(
+    r"^(?:だと|では|で)(?:どうなる|どう言う|どういう|何と言う|なんと言う|何て言う|なんて言う|どう書く)"
+)
+# "영어로 바꿔 줘": change it into a language (Korean; the particle is part of the name).
+KO_CHANGE_AFTER = re.compile(r"^\s*(?:바꿔|바꾸어|바꿔줘|옮겨|고쳐|번역)")
+# …unless it is a setting that changes language ("휴대폰 언어를 영어로 바꿔 줘").
+KO_SETTINGS_BEFORE = re.compile(r"언어|설정|폰|화면|키보드|자막|메뉴|시스템|앱")
 # Settings words before "切换成英文": the interface or the answers, not a text.
 ZH_SETTINGS_BEFORE = re.compile(
     r"语言|語言|设置|設置|界面|系统|系統|手机|手機|输入法|輸入法|回答|回复|回覆|答复"

@@ -31,6 +31,8 @@ class LanguageSignal(Protocol):
 
     def follow_up_target(self, raw: str) -> str | None: ...
 
+    def follow_up_continues(self, raw: str) -> str | None: ...
+
 
 class SignalTools:
     """The language resources signals share; built once per Classifier, on first need."""

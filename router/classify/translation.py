@@ -30,6 +30,12 @@ SURE = 0.8
 PAYLOAD_SAMPLE = 80
 # A phrase asked about counts as foreign to its ask from this identification confidence.
 FOREIGN_PHRASE_CONFIDENCE = 0.7
+# Below this likelihood of being in the ask's own language, a phrase of two words or more is
+# foreign even when no other language is sure. Fitted on the generator's phrase pools
+# (training/generate_routing_data.py): with it 64 of their 74 foreign multi-word phrases are
+# told foreign (41 without it: identified with confidence ≥ 0.8) and 1 of their 153 English
+# ones; English slang sits just above it ("touch grass" 0.0045, "vibe check" 0.0052).
+FRAME_LANGUAGE_FLOOR = 0.003
 _CONVERT = re.compile(
     r"\b(?:convert|render|put|turn|transform|rewrite|express|change|locali[sz])\w*\b"
     r"(?P<mid>[^.?!\n]{0,60}?)"
@@ -50,10 +56,19 @@ _LANGUAGE_QUALIFIERS = frozenset((
     "corresponding", "output", "destination", "local", "mother", "official", "own", "same",
 ))  # fmt: skip
 _NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
+_DETERMINERS = frozenset(("a", "an", "the", "any", "some", "one", "whichever", "whatever"))
+# Words that qualify what follows "into": "into proper English" names a language, "into a
+# proper business plan" does not.
+_REGISTERS = frozenset((
+    "plain", "simple", "simpler", "proper", "good", "correct", "standard", "formal", "informal",
+    "modern", "everyday", "natural", "polite", "casual", "fluent", "clear", "nice", "better",
+))  # fmt: skip
 _DIACRITIC = re.compile(r"[à-öø-ÿāăąćčďđēėęěğīįıłńňőœřśşšťūůűųźżžș-ț]")
 # A follow-up that only names a language ("and in German?") repeats the previous request.
 FOLLOW_UP_CHARS = 48
 FOLLOW_UP_WORDS = 4
+# A follow-up asking for the same again, differently ("can you make it a bit more polite?").
+FOLLOW_UP_CONTINUE_CHARS = 64
 # Words that make a short turn about the language itself ("do you speak German?").
 _NOT_FOLLOW_UP = frozenset((
     "speak", "speaks", "learn", "learning", "study", "hard", "easy", "difficult", "people",
@@ -72,7 +87,7 @@ class SignalResult:
     # The text to translate with the instruction taken off, for the route's prompt template.
     payload: str | None = None
     # Which phrasing matched ("verb_target", "verb", "convert", "say", "meaning",
-    # "bare_target", "instruction"); the learned tier weighs it as a feature.
+    # "bare_target", "code_pair", "instruction"); the learned tier weighs it as a feature.
     kind: str = ""
 
 
@@ -85,6 +100,7 @@ class _Found:
     anchor: int
     target: str | None
     payload: str | None = None  # the text to translate, when the phrasing isolates it
+    kind: str | None = None  # a narrower kind than the phrasing's that found it ("code_pair")
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +156,7 @@ class TranslationSignal:
             return None, self._negative_kind(scan, checking is not None)
         if kind == "verb" and found.target is not None:
             kind = "verb_target"
+        kind = found.kind or kind
         return self._result(raw, full, scan, found, kind), kind
 
     def _negative_kind(self, scan: _Scan, checking: bool) -> str:
@@ -150,6 +167,11 @@ class TranslationSignal:
             return "topic"
         if not scan.targets and self._into_non_language(scan):
             return "into_non_language"  # "translate the numbers into words / a SQL query"
+        people = p.PEOPLE_DO.search(text) if len(text) < 160 else None
+        if people is not None and not p.QUOTED.search(text):
+            who = people["who"] or people["who2"]
+            if self._nationality_word(who) is not None:
+                return "people_topic"  # "how do norwegians stay warm in winter"
         if len(text) < 200 and not scan.targets and not scan.weak_targets:
             asked = p.MEANING.search(text)
             quoted = [q.group(1) for q in p.QUOTED.finditer(text)]
@@ -231,6 +253,24 @@ class TranslationSignal:
         if len(rest) > FOLLOW_UP_WORDS or any(w in _NOT_FOLLOW_UP for w in rest):
             return None
         return mention.language
+
+    def follow_up_continues(self, raw: str) -> str | None:
+        """A short turn that carries a translation on: the same text again, differently
+        ("more casual?", "another way to say it") → "" ; a new quoted phrase the same way
+        ("and 'good night'?", "what about 'thank you'") → that phrase. None otherwise, and
+        for questions about the text just translated ("why …?", "how do I pronounce it?")."""
+        text = normalise(raw)
+        if len(text) > FOLLOW_UP_CONTINUE_CHARS or p.ABOUT_TEXT.search(text):
+            return None
+        quoted = [m.group(1) for m in p.QUOTED.finditer(text)]
+        if len(quoted) == 1:
+            lead = p.QUOTED.sub(" ", text).strip(" ?？!.")
+            if p.CONTINUE_LEAD.match(lead) or p.CONTINUE.search(lead):
+                return in_original_case(raw, text, quoted[0]) or quoted[0]
+            return None
+        if not quoted and p.CONTINUE.search(text):
+            return ""
+        return None
 
     # -- scanning -------------------------------------------------------------------------
 
@@ -316,7 +356,7 @@ class TranslationSignal:
         return None
 
     def _is_language_word(self, word: str) -> bool:
-        if word in _PRONOUNS or word in ("the", "a", "an", "plain", "simple", "proper"):
+        if word in _PRONOUNS or word in _DETERMINERS or word in _REGISTERS:
             return True
         if word in ("language", "languages") or word in _LANGUAGE_QUALIFIERS:
             return True  # "into five languages", "into the target language"
@@ -329,8 +369,19 @@ class TranslationSignal:
             before, after = text[max(0, mention.start - 8) : mention.start], text[mention.end :]
             express = before.endswith(("用", "以")) and p.ZH_EXPRESS_AFTER.match(after)
             what_is = before.endswith("的") and p.ZH_WHAT_IS_AFTER.match(after)
-            called = before.endswith("在") and p.ZH_CALLED_AFTER.match(after)
-            called = called or p.ZH_WRITE_AFTER.match(after)
+            wider = text[max(0, mention.start - 16) : mention.start]
+            called = bool(
+                (before.endswith("在") and p.ZH_CALLED_AFTER.match(after))
+                or p.ZH_WRITE_AFTER.match(after)
+                # "thunderstorm 中文叫什么" (a word before the name; "中文叫什么名字" asks a name)
+                or (p.ZH_CALLED_BARE_AFTER.match(after) and before.strip())
+                or p.JA_HOW_IN_AFTER.match(after)
+                or (  # "영어로 바꿔 줘", not "휴대폰 언어를 영어로 바꿔 줘" (a setting)
+                    text[mention.end - 1 : mention.end] == "로"
+                    and p.KO_CHANGE_AFTER.match(after)
+                    and not p.KO_SETTINGS_BEFORE.search(wider)
+                )
+            )
             version = p.VERSION_OF.match(after) and p.PAYLOAD_MARK.search(after)
             make = p.JA_MAKE_AFTER.match(after) and _ja_object(text, mention.start)
             convert = p.ZH_CONVERT_BEFORE.search(before) and not p.ZH_SETTINGS_BEFORE.search(
@@ -400,7 +451,10 @@ class TranslationSignal:
                 reason = "asks how to say something in several languages"
                 return _Found(0.8, reason, say, None)
         what_in = p.WHAT_IS_IN.search(text)
-        if what_in and len(text) < 120 and (language := self._names.resolve(what_in["lang"])):
+        # short, or the last sentence of a longer message ("… What's 'a late checkout' in
+        # Portuguese?" after the story of a trip)
+        short = what_in is not None and (len(text) < 120 or what_in.start() >= len(text) - 100)
+        if what_in and short and (language := self._names.resolve(what_in["lang"])):
             return _Found(0.8, f"'what is … in {language}'", what_in.start(), language)
         return None
 
@@ -421,7 +475,7 @@ class TranslationSignal:
         script = dominant_script(text)
         if script in SCRIPT_LANGUAGE:
             return SCRIPT_LANGUAGE[script or ""] == target and not _mixed_script(text)
-        identified = self._id.identify(_without_names(text, scan.mentions))
+        identified = self._id.identify(_without_people(_without_names(text, scan.mentions)))
         if identified is None:
             return False
         if identified.language == target:
@@ -501,6 +555,8 @@ class TranslationSignal:
             return False
         if first.confidence >= 0.8:
             return True
+        if second.confidence >= 0.8 and self._unlike(phrase, second.language):
+            return True
         # Short phrases identify poorly ("qué pasa" reads as French, 0.27); letters with
         # diacritics in a phrase quoted in a plain-ASCII English ask mark it as foreign.
         return (
@@ -510,13 +566,26 @@ class TranslationSignal:
             and _DIACRITIC.search(phrase) is not None
         )
 
+    def _unlike(self, phrase: str, language: str) -> bool:
+        """A phrase of two words or more that is almost surely not in `language`, though no
+        one other language is sure ("je m'en fiche": Italian 0.28, English 0.001)."""
+        if len(p.WORD.findall(phrase)) < 2:
+            return False
+        confidence = self._id.confidence_of(phrase, language)
+        return confidence is not None and confidence < FRAME_LANGUAGE_FLOOR
+
     def _bare_target(self, scan: _Scan) -> _Found | None:
         """A bare target and a payload: "In English please: <text>", "<text> (to French)"."""
         text = scan.text
-        for splitter in (":", "：", "\n", "(", "（", "->", "→", "=>"):
+        for splitter in (":", "：", "\n", "(", "（", "->", "→", "=>", "]"):
             if splitter not in text:
                 continue
             head, _, tail = text.partition(splitter)
+            pair = self._code_pair(head + splitter if splitter == "]" else head, tail)
+            if pair is not None:
+                return pair
+            if splitter == "]":
+                continue
             for frame, payload in ((head, tail), (tail.strip(" )）?？"), head)):
                 words = p.WORD.findall(frame)
                 if not words or len(words) > 6 or len(payload.strip()) < 2:
@@ -538,6 +607,20 @@ class TranslationSignal:
                     reason = f"target '{language}' + text in another language"
                     return _Found(0.8, reason, 0, language, payload=payload)
         return None
+
+    def _code_pair(self, head: str, payload: str) -> _Found | None:
+        """ "fr→en: <text>", "[de-en] <text>": two different language codes as the whole
+        instruction (the payload's language is not checked: short phrases identify poorly,
+        "le train a du retard" reads as English)."""
+        pair = p.CODE_PAIR.fullmatch(head.strip())
+        if pair is None or len(payload.strip()) < 2:
+            return None
+        source = p.LANGUAGE_CODE_NAMES.get(pair.group(1))
+        target = p.LANGUAGE_CODE_NAMES.get(pair.group(2))
+        if source is None or target is None or source == target:
+            return None
+        reason = f"language-code pair '{pair.group(1)}→{pair.group(2)}' + text"
+        return _Found(0.9, reason, 0, target, payload=payload.strip(), kind="code_pair")
 
     # -- languages of the decision -------------------------------------------------------------
 
@@ -594,12 +677,27 @@ def _search_ends(pattern: re.Pattern[str], text: str) -> int | None:
 def _into_word(text: str, start: int, into: re.Match[str]) -> str:
     """The word a verb translates "into": past an article or a determiner ("into a spreadsheet
     formula", "into any Arabic dialect")."""
-    word = into.group(1)
-    if word in ("a", "an", "the", "any", "some", "one", "whichever", "whatever"):
-        after = _NEXT_WORD.match(text, start + into.end(1))
-        if after is not None:
-            return after.group(1)
+    word, end = into.group(1), start + into.end(1)
+    for skip in (_DETERMINERS, _REGISTERS):  # "into a proper business plan" → "business"
+        if word in skip:
+            after = _NEXT_WORD.match(text, end)
+            if after is None:
+                break
+            word, end = after.group(1), after.end(1)
     return word
+
+
+_PEOPLE_PATTERNS = ((p.WHO_SAYS, "who"), (p.PEOPLE_IN, "where"), (p.IF_I_WERE, "who"))
+
+
+def _without_people(text: str) -> str:
+    """`text` without the people or place word an ask names ("how do filipinos say …" reads
+    as Filipino at 0.995 with it, as English without it)."""
+    for pattern, group in _PEOPLE_PATTERNS:
+        match = pattern.search(text)
+        if match is not None:
+            text = text[: match.start(group)] + text[match.end(group) :]
+    return text
 
 
 def _ja_object(text: str, start: int) -> bool:

@@ -190,6 +190,58 @@ def test_question_about_the_translated_text_is_qa(classifier: Classifier) -> Non
     assert classifier.classify(chat).route == "qa"
 
 
+@pytest.mark.parametrize(
+    ("follow_up", "payload"),
+    [
+        ("and 'good night'?", "good night"),
+        ("what about \"see you soon\"", "see you soon"),
+        ("more casual?", "good morning"),
+        ("can you make it a bit more polite", "good morning"),
+        ("is there another way to say it?", "good morning"),
+        ("更正式一点", "good morning"),
+    ],
+)
+def test_follow_up_carrying_the_translation_on(
+    classifier: Classifier, follow_up: str, payload: str
+) -> None:
+    chat = [
+        user("How do you say 'good morning' in Japanese?"),
+        assistant("Ohayou gozaimasu."),
+        user(follow_up),
+    ]
+    decision = classifier.classify(chat)
+    assert (decision.route, decision.tier) == ("translation", "conversation"), decision
+    assert (decision.target_language, decision.payload) == ("Japanese", payload), decision
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how do I pronounce that?",
+        "is 'ohayou' more casual?",
+        "why is there 'gozaimasu' at the end?",
+        "write it again in hiragana",
+        "is that polite enough for my boss?",
+    ],
+)
+def test_question_about_the_text_after_a_translation_is_qa(
+    classifier: Classifier, question: str
+) -> None:
+    chat = [
+        user("How do you say 'good morning' in Japanese?"),
+        assistant("Ohayou gozaimasu."),
+        user(question),
+    ]
+    assert classifier.classify(chat).route == "qa"
+
+
+def test_carrying_on_needs_a_translation_before_it(classifier: Classifier) -> None:
+    chat = [user("Write a haiku about rain"), assistant("..."), user("more casual?")]
+    assert classifier.classify(chat).route == "qa"
+    chat = [user("What's the capital of Peru?"), assistant("Lima."), user("and 'Chile'?")]
+    assert classifier.classify(chat).route == "qa"
+
+
 def test_follow_up_needs_a_translation_before_it(classifier: Classifier) -> None:
     assert classifier.classify([user("and in German?")]).route == "qa"
     chat = [

@@ -307,6 +307,54 @@ CASES = [
     ("qa", "Which translation sounds more natural, A or B?"),
 ]
 
+# A pair of language codes as the whole instruction is a translation; codes that are no pair
+# of two different languages (locales, currencies, file formats, units) are not.
+CODE_PAIRS = [
+    ("translation", "fr→en: On se voit demain à la gare."),
+    ("translation", "[de-en] Der Zug hat zwanzig Minuten Verspätung"),
+    ("translation", "EN>JA: the meeting moved to Thursday"),
+    ("translation", "es to en: ¿Dónde está la biblioteca?"),
+    ("translation", "fr->en: Le bus a du retard à cause du brouillard."),
+    ("qa", "en-US: which date format do Americans use?"),
+    ("qa", "zh-CN: is that simplified or traditional script?"),
+    ("qa", "USD->EUR: what's the rate today?"),
+    ("qa", "C->F: is 30 degrees hot?"),
+    # "into" + a register word: what follows it decides whether a language is named
+    ("qa", "translate my meeting scribbles into a proper project summary"),
+    ("qa", "translate these bullet points into clear steps for a new hire"),
+    ("translation", "Please translate into formal Japanese: thank you for your patience"),
+    ("translation", "translate into simple Spanish: the clinic is closed on Sundays"),
+    # a phrase almost surely not in the ask's language is foreign, though lingua names no one
+    # language with confidence ("terima kasih banyak" is sure; these are not)
+    ("translation", "What does 'asante sana rafiki' mean?"),
+    ("translation", "my friend keeps saying 'dolce vita' — what does that mean?"),
+    # a people or a big city instead of a language; the people's name is no evidence of the
+    # ask's own language ("how do filipinos say …" reads as Filipino with it)
+    ("translation", 'How do Filipinos say "see you tomorrow"?'),
+    ("translation", "how would I say 'where is the metro' if I were in Moscow?"),
+    ("translation", "If I were from Quebec, how would I say 'the bus is late'?"),
+    ("qa", "I live in Tokyo, how do I say no politely?"),
+    # frames in Chinese, Japanese and Korean that change or call a text into a language
+    ("translation", "lighthouse 中文叫什么"),
+    ("translation", "帮我把这段话改成英文：会议改到下周三了"),
+    ("translation", "请问 user experience 用中文怎么表达？"),
+    ("translation", "「お先に失礼します」、英語だとどうなる？"),
+    ("translation", "이 메시지 영어로 바꿔 줘: 오늘 조금 늦을 것 같아요"),
+    ("qa", "휴대폰 언어를 영어로 바꿔 줘"),
+    ("qa", "把手机系统语言改成英文"),
+    ("qa", "中文叫什么名字比较好听？"),
+    # what a quoted foreign message says, asked in other words
+    ("translation", "my neighbour shouted 'buenas noches, vecino' at me, meaning?"),
+    ("translation", "A friend sent 'Ich vermisse dich sehr' — what is she telling me?"),
+    ("qa", "is this the right meaning?"),
+    # a people's ways, not their words (kind people_topic); their words stay translations
+    ("qa", "if I were Peruvian, what would I cook on Sundays?"),
+    ("qa", "why do the Finns love saunas so much"),
+    ("qa", "how do Koreans celebrate Chuseok"),
+    ("translation", "what do Chileans call a hot dog?"),
+    ("translation", "if I were Greek, how would I say 'cheers'?"),
+]
+
 
 @pytest.fixture(scope="module")
 def classifier() -> Classifier:
@@ -314,7 +362,7 @@ def classifier() -> Classifier:
     return Classifier(routes, "qa")
 
 
-@pytest.mark.parametrize(("route", "text"), CASES)
+@pytest.mark.parametrize(("route", "text"), CASES + CODE_PAIRS)
 def test_phrasing(classifier: Classifier, route: str, text: str) -> None:
     decision = classifier.classify_text(text)
     assert decision.route == route, decision
