@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-from typing import Any, TextIO
+from typing import Any
 
 import orjson
 import structlog
@@ -49,13 +49,25 @@ class NamedLineLoggerFactory:
 
 
 class _LockedStreamHandler(logging.StreamHandler):  # type: ignore[type-arg]
-    def __init__(self, stream: TextIO, lock: threading.Lock) -> None:
-        super().__init__(stream)
+    """Writes to stderr as it is when the line is written (as NamedLineLogger does): a
+    stream captured at start-up may have been replaced and closed since (test runners,
+    daemonisers)."""
+
+    def __init__(self, lock: threading.Lock) -> None:
+        super().__init__(sys.stderr)
         self._line_lock = lock
 
     def emit(self, record: logging.LogRecord) -> None:
         with self._line_lock:
+            self.stream = sys.stderr
             super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        # A closed or broken stream is dropped silently, as in NamedLineLogger; anything
+        # else (a bad format string) is reported the stdlib way.
+        if isinstance(sys.exc_info()[1], (OSError, ValueError)):
+            return
+        super().handleError(record)
 
 
 def _orjson_dumps(event: Any, **_: Any) -> str:
@@ -87,7 +99,7 @@ def configure_logging(fmt: str = "console", level: str = "info") -> None:
             logging.getLevelNamesMapping()[level.upper()]),
         cache_logger_on_first_use=True,
     )
-    handler = _LockedStreamHandler(stream, lock)
+    handler = _LockedStreamHandler(lock)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
             foreign_pre_chain=[*shared, structlog.processors.format_exc_info],
