@@ -63,6 +63,11 @@ def summarise(runs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, dict[str
         waits = [1000 * float(r["server_runq_s"]) / float(r["completed"]) for r in results
                  if r.get("server_runq_s") is not None and r.get("completed")]
         row["server_runq_ms_per_request"] = statistics.median(waits) if waits else None
+        # the load generator's CPU over the level's duration: near 1.0 its one asyncio
+        # thread is saturated and the figures measure the client as much as the server
+        busy = [float(r["client_cpu_s"]) / float(r["duration"]) for r in results
+                if r.get("client_cpu_s") is not None and r.get("duration")]
+        row["client_busy"] = statistics.median(busy) if busy else None
         # runs whose client undercounted fixed-length outputs (loadgen.fixed_output_tokens)
         row["recounted"] = [r["output_throughput_counted"] for r in results
                             if r.get("output_throughput_counted") is not None]
@@ -152,7 +157,8 @@ def cpu_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
     """CPU seconds per 1,000 output tokens: what each front-end process costs, beside the
     upstream's own (on a CPU-bound host every front-end CPU second is taken from vLLM)."""
     lines = ["| arm | load | front-end process CPU s / 1k tokens | upstream CPU s / 1k tokens "
-             "| server's wait for a core, ms / request |", "| --- | --- | --- | --- | --- |"]
+             "| server's wait for a core, ms / request | client CPU, cores |",
+             "| --- | --- | --- | --- | --- | --- |"]
     for arm in ("upstream", *FRONT_ENDS):
         for label in level_order(summary.get(arm, {})):
             row = summary[arm][label]
@@ -162,7 +168,8 @@ def cpu_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
                 front = _f(row.get("server_cpu_s_per_1k_tokens"), 3)
                 up = _f(row.get("upstream_cpu_s_per_1k_tokens"), 3)
             wait = _f(row.get("server_runq_ms_per_request"), 1)
-            lines.append(f"| {ARM_TITLES[arm]} | {label} | {front} | {up} | {wait} |")
+            client = _f(row.get("client_busy"), 2)
+            lines.append(f"| {ARM_TITLES[arm]} | {label} | {front} | {up} | {wait} | {client} |")
     return "\n".join(lines)
 
 

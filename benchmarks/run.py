@@ -260,7 +260,11 @@ class Runner:
                                                   and arm != "upstream" else {})}
                     before = {name: cpu_seconds(pid) for name, pid in cpu.items()}
                     waited = {name: runq_seconds(pid) for name, pid in cpu.items()}
+                    client_before = time.process_time()
                     result = loadgen.run_level(args, self.raw / f"{arm}-r{repeat}-loadgen.log")
+                    # the client runs in this process: a client near one busy core would
+                    # add its own queueing to every arm's TTFT (the direct arm has none)
+                    result["client_cpu_s"] = round(time.process_time() - client_before, 3)
                     for name, pid in cpu.items():  # CPU time the level cost each process tree
                         result[f"{name}_cpu_s"] = round(cpu_seconds(pid) - before[name], 3)
                         # and the time its threads were ready to run but waited for a core

@@ -146,13 +146,17 @@ def test_cpu_per_token_is_reported_for_each_front_end_and_its_upstream() -> None
                 "output_throughput": 100.0, "total_output_tokens": 4096, "server_cpu_s": 40.96}},
             {"arm": "switchboard-remote", "level": {"label": "c32"}, "result": {
                 "output_throughput": 99.0, "total_output_tokens": 4096, "server_cpu_s": 2.048,
-                "upstream_cpu_s": 41.0, "server_runq_s": 0.32, "completed": 64}}]
+                "upstream_cpu_s": 41.0, "server_runq_s": 0.32, "completed": 64,
+                "client_cpu_s": 3.3, "duration": 4.0}}]
     summary = summarise(runs)
     assert summary["upstream"]["c32"]["server_cpu_s_per_1k_tokens"] == pytest.approx(10.0)
     assert summary["switchboard-remote"]["c32"]["server_cpu_s_per_1k_tokens"] == \
         pytest.approx(0.5)
     table = cpu_table(summary)
-    assert "| switchboard, remote engine → upstream | c32 | 0.500 | 10.010 | 5.0 |" in table
+    assert summary["switchboard-remote"]["c32"]["client_busy"] == pytest.approx(0.825)
+    assert summary["upstream"]["c32"]["client_busy"] is None  # not measured: no figure
+    assert ("| switchboard, remote engine → upstream | c32 | 0.500 | 10.010 | 5.0 | 0.82 |"
+            in table)
 
 
 def test_profile_summary_separates_the_event_loop_from_python_work(tmp_path: Path) -> None:
