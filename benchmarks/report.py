@@ -20,6 +20,7 @@ ARM_TITLES = {
 }
 # The front-end arms, each compared with the bare upstream they all sit in front of.
 FRONT_ENDS = ("switchboard-remote", "litellm")
+SERVERS = ("vllm", "switchboard", "switchboard-2")  # HTTP arms serving their own engines
 # (metric, how: ratio to the upstream or milliseconds added, levels, op, bound per arm);
 # issue 15: switchboard(remote) >= 0.97x the upstream's output tok/s at 32 and 64 streams and
 # <= +2 ms TTFT p50 at 1 stream. LiteLLM's same figures are reported, with no target.
@@ -153,13 +154,14 @@ def front_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
     return "\n".join(lines)
 
 
-def cpu_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
+def cpu_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
+              arms: Sequence[str] = ("upstream", *FRONT_ENDS)) -> str:
     """CPU seconds per 1,000 output tokens: what each front-end process costs, beside the
     upstream's own (on a CPU-bound host every front-end CPU second is taken from vLLM)."""
     lines = ["| arm | load | front-end process CPU s / 1k tokens | upstream CPU s / 1k tokens "
              "| server's wait for a core, ms / request | client CPU, cores |",
              "| --- | --- | --- | --- | --- | --- |"]
-    for arm in ("upstream", *FRONT_ENDS):
+    for arm in arms:
         for label in level_order(summary.get(arm, {})):
             row = summary[arm][label]
             if arm == "upstream":
@@ -316,6 +318,10 @@ def markdown(meta: Mapping[str, Any], summary: Mapping[str, Mapping[str, Mapping
         if concurrency:
             checks = check_targets(summary, concurrency, meta.get("preset", "cpu"))
             parts += ["## Targets", "", targets_table(checks), ""]
+    servers = [arm for arm in SERVERS if any(row.get("server_cpu_s_per_1k_tokens") is not None
+                                             for row in summary.get(arm, {}).values())]
+    if servers:
+        parts += ["## CPU per token (HTTP arms)", "", cpu_table(summary, servers), ""]
     if "upstream" in summary and any(arm in summary for arm in FRONT_ENDS):
         parts += ["## Front-ends over one upstream", "",
                   "Every front-end arm of a repeat ran in front of the same `vllm serve` "

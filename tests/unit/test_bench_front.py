@@ -175,3 +175,19 @@ def test_profile_summary_separates_the_event_loop_from_python_work(tmp_path: Pat
 
 def test_a_plain_run_keeps_the_original_arms() -> None:
     assert parse_args([]).arms == "direct,vllm,switchboard,switchboard-2"
+
+
+def test_report_shows_cpu_per_token_of_the_http_arms_when_measured() -> None:
+    meta = {"title": "t", "date": "d", "command": "c", "machine": "m", "model": "x",
+            "engine_args": {}, "input_len": 128, "output_len": 64, "seed": 0, "repeats": 1}
+    runs = [{"arm": arm, "level": {"label": "c256", "concurrency": 256}, "result": {
+                "output_throughput": 10.0, "total_output_tokens": 2000, "server_cpu_s": cpu,
+                "client_cpu_s": 4.5, "duration": 5.0, "completed": 32, "failed": 0}}
+            for arm, cpu in (("vllm", 0.4), ("switchboard", 0.3))]
+    text = markdown(meta, summarise(runs), None, [])
+    assert "## CPU per token (HTTP arms)" in text
+    assert "| switchboard, 1 route | c256 | 0.150 | — | — | 0.90 |" in text
+    assert "| vllm serve | c256 | 0.200 | — | — | 0.90 |" in text
+    unmeasured = [{**run, "result": {k: v for k, v in run["result"].items()  # type: ignore[attr-defined]
+                                     if k != "server_cpu_s"}} for run in runs]
+    assert "CPU per token" not in markdown(meta, summarise(unmeasured), None, [])
