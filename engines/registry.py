@@ -9,6 +9,7 @@ when its core process dies. Each handle owns its engine's admission.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -214,7 +215,10 @@ class EngineRegistry:
         handle.error = f"{type(exc).__name__}: {exc}"
         log.error("engine_failed", engine=handle.name, error=handle.error)
         if handle.config.restart_on_failure and handle.name not in self._restarts:
-            task = asyncio.get_running_loop().create_task(self._restart(handle))
+            # A fresh context: the failing request's bound log fields (its request_id)
+            # must not follow the restart's log lines.
+            task = asyncio.get_running_loop().create_task(self._restart(handle),
+                                                          context=contextvars.Context())
             self._restarts[handle.name] = task
             task.add_done_callback(lambda _: self._restarts.pop(handle.name, None))
 
