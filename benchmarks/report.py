@@ -156,8 +156,9 @@ def front_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
 
 def cpu_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
               arms: Sequence[str] = ("upstream", *FRONT_ENDS)) -> str:
-    """CPU seconds per 1,000 output tokens: what each front-end process costs, beside the
-    upstream's own (on a CPU-bound host every front-end CPU second is taken from vLLM)."""
+    """CPU seconds per 1,000 output tokens of each arm's server process (a front-end's beside
+    its upstream's: on a CPU-bound host every front-end CPU second is taken from vLLM), and
+    the load generator's cores."""
     lines = ["| arm | load | front-end process CPU s / 1k tokens | upstream CPU s / 1k tokens "
              "| server's wait for a core, ms / request | client CPU, cores |",
              "| --- | --- | --- | --- | --- | --- |"]
