@@ -14,24 +14,13 @@ import json
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from benchmarks.loadgen import PERCENTILES
+from benchmarks.metrics import Outcome, summarise
 from engines.vllm_compat import token_prompt_factory
-
-
-@dataclass
-class Outcome:
-    ok: bool = False
-    ttft: float = 0.0
-    latency: float = 0.0
-    tokens: int = 0
-    itl: list[float] = field(default_factory=list)
-    error: str = ""
 
 
 async def one_request(llm: Any, ids: Sequence[int], max_tokens: int) -> Outcome:
@@ -84,37 +73,7 @@ async def run_level(llm: Any, prompts: Sequence[tuple[list[int], int]], level: d
         tasks.append(asyncio.create_task(limited(ids, out_len)))
     outcomes = await asyncio.gather(*tasks)
     duration = time.perf_counter() - start
-    return metrics(outcomes, [len(ids) for ids, _ in prompts], duration, level)
-
-
-def metrics(outcomes: Sequence[Outcome], prompt_lens: Sequence[int], duration: float,
-            level: dict[str, Any]) -> dict[str, Any]:
-    done = [o for o in outcomes if o.ok]
-    output = sum(o.tokens for o in done)
-    prompt = sum(n for n, o in zip(prompt_lens, outcomes, strict=True) if o.ok)
-    result: dict[str, Any] = {
-        "completed": len(done), "failed": len(outcomes) - len(done),
-        "num_prompts": len(outcomes), "duration": duration,
-        "max_concurrency": level.get("concurrency"), "request_rate": level.get("rate"),
-        "total_input_tokens": prompt, "total_output_tokens": output,
-        "request_throughput": len(done) / duration, "output_throughput": output / duration,
-        "total_token_throughput": (output + prompt) / duration,
-        "first_error": next((o.error for o in outcomes if o.error), ""),
-    }
-    series = {
-        "ttft": [o.ttft for o in done],
-        "tpot": [(o.latency - o.ttft) / (o.tokens - 1) for o in done if o.tokens > 1],
-        "itl": [gap for o in done for gap in o.itl],
-        "e2el": [o.latency for o in done],
-    }
-    for name, values in series.items():
-        data = np.asarray(values or [0.0]) * 1000
-        result[f"mean_{name}_ms"] = float(data.mean())
-        result[f"median_{name}_ms"] = float(np.median(data))
-        result[f"std_{name}_ms"] = float(data.std())
-        for p in PERCENTILES.split(","):
-            result[f"p{p}_{name}_ms"] = float(np.percentile(data, float(p)))
-    return result
+    return summarise(outcomes, [len(ids) for ids, _ in prompts], duration, level)
 
 
 async def drive(spec: dict[str, Any], plan: list[dict[str, Any]]) -> dict[str, Any]:

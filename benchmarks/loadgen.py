@@ -14,10 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.metrics import PERCENTILE_METRICS, PERCENTILES
 from benchmarks.spec import BenchSpec, Level
-
-PERCENTILE_METRICS = "ttft,tpot,itl,e2el"
-PERCENTILES = "50,99"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,15 +56,194 @@ def bench_args(spec: BenchSpec, level: Level, *, base_url: str, served_name: str
     return parser.parse_args(argv)
 
 
-def run_level(args: argparse.Namespace, log_path: Path) -> dict[str, Any]:
-    """One `vllm bench serve` run; its console report goes to `log_path`."""
+def split(args: argparse.Namespace, parts: int) -> list[argparse.Namespace]:
+    """The load of `args` shared by `parts` client processes: prompts, streams (or request
+    rate) divided; part i samples with seed + i, so the parts send different prompts and
+    together as many as one client would. Every part keeps its per-request detail."""
+    if parts <= 1:
+        return [args]
+    out = []
+    for i in range(parts):
+        sub = argparse.Namespace(**vars(args))
+        sub.num_prompts = _share(args.num_prompts, parts, i)
+        if args.max_concurrency is not None:
+            sub.max_concurrency = _share(args.max_concurrency, parts, i)
+        if math.isfinite(args.request_rate):
+            sub.request_rate = args.request_rate / parts
+        sub.seed = args.seed + i
+        sub.save_detailed = True
+        out.append(sub)
+    if any(a.num_prompts < 1 or (a.max_concurrency is not None and a.max_concurrency < 1)
+           for a in out):
+        raise ValueError(f"{args.num_prompts} prompts at concurrency {args.max_concurrency} "
+                         f"cannot be split over {parts} client processes")
+    return out
+
+
+def _share(total: int, parts: int, index: int) -> int:
+    return total // parts + (1 if index < total % parts else 0)
+
+
+class LoadClient:
+    """Runs levels with vLLM's client: in this process, or split over `processes` client
+    processes that start each level together (a barrier) and whose per-request outcomes are
+    merged. One asyncio client saturates a core near 256 streams on a GPU, and its own
+    queueing then shows up in every HTTP arm's TTFT (the in-process direct arm has none)."""
+
+    def __init__(self, processes: int = 1) -> None:
+        import multiprocessing as mp
+
+        self.processes = max(1, processes)
+        self._conns: list[Any] = []
+        self._procs: list[Any] = []
+        if self.processes == 1:
+            return
+        ctx = mp.get_context("spawn")  # no inherited event loop, threads or CUDA state
+        self._barrier = ctx.Barrier(self.processes)
+        for _ in range(self.processes):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_client_process, args=(child, self._barrier),
+                               daemon=True)
+            proc.start()
+            child.close()
+            self._conns.append(parent)
+            self._procs.append(proc)
+
+    def __enter__(self) -> LoadClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for conn in self._conns:
+            with contextlib.suppress(OSError):
+                conn.send(None)
+        for proc in self._procs:
+            proc.join(timeout=10)
+            if proc.is_alive():
+                proc.kill()
+        self._conns, self._procs = [], []
+
+    def run_level(self, args: argparse.Namespace, log_path: Path,
+                  level: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One level; its console report goes to `log_path` (one file per process).
+        `client_cpu_s` is the client's CPU over the level, `client_busiest_cpu_s` that of
+        its busiest process (a process near one core is saturated)."""
+        if self.processes == 1:
+            import time
+
+            before = time.process_time()
+            result = _run_main(args, log_path)
+            out = _finish(normalise(result), args)
+            out["client_cpu_s"] = out["client_busiest_cpu_s"] = round(
+                time.process_time() - before, 3)
+            out["client_processes"] = 1
+            return out
+        subs = split(args, self.processes)
+        for i, (conn, sub) in enumerate(zip(self._conns, subs, strict=True)):
+            conn.send((sub, log_path.with_name(f"{log_path.stem}-p{i}{log_path.suffix}")))
+        replies = [conn.recv() for conn in self._conns]
+        failures = [reply[1] for reply in replies if reply[0] != "ok"]
+        if failures:
+            self._barrier.reset()  # usable again for the next level
+            raise RuntimeError(f"client process failed: {failures[0]}")
+        parts, cpu = [reply[1] for reply in replies], [reply[2] for reply in replies]
+        merged = merge(parts, level or {"concurrency": args.max_concurrency,
+                                        "rate": None if not math.isfinite(args.request_rate)
+                                        else args.request_rate})
+        out = _finish(merged, args)
+        out["client_cpu_s"] = round(sum(cpu), 3)
+        out["client_busiest_cpu_s"] = round(max(cpu), 3)
+        out["client_processes"] = self.processes
+        return out
+
+
+def _run_main(args: argparse.Namespace, log_path: Path) -> dict[str, Any]:
     from vllm.benchmarks.serve import main
 
     with log_path.open("a") as log, contextlib.redirect_stdout(log):
         result: dict[str, Any] = main(args)
-    out = normalise(result)
+    return result
+
+
+def _finish(out: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     if args.dataset_name == "random" and args.ignore_eos:
         out = fixed_output_tokens(out, int(args.random_output_len))
+    return out
+
+
+def _client_process(conn: Any, barrier: Any) -> None:
+    """One client process: runs the levels it is sent until it is sent None."""
+    import time
+
+    import vllm.benchmarks.serve  # noqa: F401  (imported once, before any level's clock)
+
+    while (job := conn.recv()) is not None:
+        args, log_path = job
+        try:
+            barrier.wait(timeout=600)  # every process starts its level at the same moment
+            before = time.process_time()
+            result = _run_main(args, log_path)
+            conn.send(("ok", _detail(result), time.process_time() - before))
+        except Exception as exc:  # reported to the runner, which names the level
+            conn.send(("error", f"{type(exc).__name__}: {exc}", 0.0))
+
+
+DETAIL_KEYS = ("start_times", "ttfts", "itls", "output_lens", "input_lens", "errors")
+
+
+def _detail(result: dict[str, Any]) -> dict[str, Any]:
+    """The per-request lists of one part. vLLM 0.26 returns no `latencies`: a request's
+    latency is then its TTFT plus its inter-token gaps (to the last content chunk; the usage
+    chunk right after it is not counted)."""
+    missing = [key for key in DETAIL_KEYS if key not in result]
+    if missing:
+        raise RuntimeError(f"this vLLM's benchmark client returns no {missing} "
+                           "(per-request detail is needed to merge client processes)")
+    detail = {key: result[key] for key in DETAIL_KEYS} | {"duration": result["duration"]}
+    detail["latencies"] = result.get("latencies") or [
+        ttft + sum(itl) if ttft else 0.0 for ttft, itl in zip(result["ttfts"], result["itls"],
+                                                               strict=True)]
+    return detail
+
+
+def merge(parts: list[dict[str, Any]], level: dict[str, Any]) -> dict[str, Any]:
+    """The metrics of one load from the per-request detail of the processes that shared it.
+
+    The duration is the wall time of the whole load, first request sent to last finished
+    (perf_counter is the system-wide monotonic clock), so a late-starting process lowers
+    throughput rather than inflating it."""
+    from benchmarks.metrics import Outcome, summarise
+
+    outcomes: list[Outcome] = []
+    prompt_lens: list[int] = []
+    starts: list[float] = []
+    ends: list[float] = []
+    first_starts = []
+    for part in parts:
+        rows = zip(part["start_times"], part["latencies"], part["ttfts"], part["itls"],
+                   part["output_lens"], part["input_lens"], part["errors"], strict=True)
+        part_starts = []
+        for start, latency, ttft, itl, out_len, in_len, error in rows:
+            ok = not error and latency > 0
+            outcomes.append(Outcome(ok=ok, ttft=ttft, latency=latency, tokens=int(out_len),
+                                    itl=list(itl), error=str(error or "")))
+            prompt_lens.append(int(in_len))
+            part_starts.append(start)
+            if ok:
+                ends.append(start + latency)
+        starts += part_starts
+        if part_starts:
+            first_starts.append(min(part_starts))
+    if not ends:
+        duration = max(float(part["duration"]) for part in parts)
+    else:
+        duration = max(ends) - min(starts)
+    out = summarise(outcomes, prompt_lens, duration, level)
+    out["client_start_skew_s"] = round(max(first_starts) - min(first_starts), 3) \
+        if first_starts else None
+    out["client_part_durations"] = ",".join(f"{float(p['duration']):.2f}" for p in parts)
     return out
 
 
@@ -102,8 +279,10 @@ def normalise(result: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def sample_prompts(args: argparse.Namespace) -> list[dict[str, Any]]:
-    """The prompts (text, output length) that `run_level(args)` sends, in order."""
+def sample_prompts(args: argparse.Namespace, processes: int = 1) -> list[dict[str, Any]]:
+    """The prompts (text, output length) that `LoadClient(processes).run_level(args)` sends."""
+    if processes > 1:
+        return [p for sub in split(args, processes) for p in sample_prompts(sub)]
     import random
 
     import numpy as np

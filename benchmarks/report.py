@@ -64,11 +64,15 @@ def summarise(runs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, dict[str
         waits = [1000 * float(r["server_runq_s"]) / float(r["completed"]) for r in results
                  if r.get("server_runq_s") is not None and r.get("completed")]
         row["server_runq_ms_per_request"] = statistics.median(waits) if waits else None
-        # the load generator's CPU over the level's duration: near 1.0 its one asyncio
-        # thread is saturated and the figures measure the client as much as the server
-        busy = [float(r["client_cpu_s"]) / float(r["duration"]) for r in results
-                if r.get("client_cpu_s") is not None and r.get("duration")]
+        # the load generator's busiest process's CPU over the level's duration: near 1.0
+        # its asyncio thread is saturated and the figures measure the client as much as the
+        # server (runs before the client was split report the one process as client_cpu_s)
+        busy = [float(r.get("client_busiest_cpu_s", r.get("client_cpu_s"))) / float(r["duration"])
+                for r in results if r.get("client_cpu_s") is not None and r.get("duration")]
         row["client_busy"] = statistics.median(busy) if busy else None
+        counts = {int(r.get("client_processes") or 1) for r in results
+                  if r.get("client_cpu_s") is not None}
+        row["client_processes"] = max(counts) if counts else None
         # runs whose client undercounted fixed-length outputs (loadgen.fixed_output_tokens)
         row["recounted"] = [r["output_throughput_counted"] for r in results
                             if r.get("output_throughput_counted") is not None]
@@ -158,9 +162,9 @@ def cpu_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
               arms: Sequence[str] = ("upstream", *FRONT_ENDS)) -> str:
     """CPU seconds per 1,000 output tokens of each arm's server process (a front-end's beside
     its upstream's: on a CPU-bound host every front-end CPU second is taken from vLLM), and
-    the load generator's cores."""
+    the load generator's processes and the cores of its busiest one."""
     lines = ["| arm | load | front-end process CPU s / 1k tokens | upstream CPU s / 1k tokens "
-             "| server's wait for a core, ms / request | client CPU, cores |",
+             "| server's wait for a core, ms / request | client processes × busiest one's cores |",
              "| --- | --- | --- | --- | --- | --- |"]
     for arm in arms:
         for label in level_order(summary.get(arm, {})):
@@ -172,6 +176,8 @@ def cpu_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
                 up = _f(row.get("upstream_cpu_s_per_1k_tokens"), 3)
             wait = _f(row.get("server_runq_ms_per_request"), 1)
             client = _f(row.get("client_busy"), 2)
+            if row.get("client_processes"):
+                client = f"{row['client_processes']} × {client}"
             lines.append(f"| {ARM_TITLES[arm]} | {label} | {front} | {up} | {wait} | {client} |")
     return "\n".join(lines)
 

@@ -41,9 +41,11 @@ from benchmarks.spec import (
 RESULTS = Path(__file__).parent / "results"
 PRESETS: dict[str, dict[str, Any]] = {
     "cpu": {"concurrency": "1,8,32,64", "rate": 3.0, "repeats": 2, "per_stream": 2,
-            "min_prompts": 8, "engine_args": CPU_ENGINE_ARGS, "lock": "/tmp/switchboard-cpu.lock"},
+            "min_prompts": 8, "engine_args": CPU_ENGINE_ARGS, "lock": "/tmp/switchboard-cpu.lock",
+            "client_processes": 1},
     "gpu": {"concurrency": "256", "rate": 0.0, "repeats": 2, "per_stream": 4,
-            "min_prompts": 64, "engine_args": GPU_ENGINE_ARGS, "lock": ""},
+            "min_prompts": 64, "engine_args": GPU_ENGINE_ARGS, "lock": "",
+            "client_processes": 4},
 }
 
 
@@ -68,6 +70,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--min-prompts", type=int,
                    help="at least this many prompts per level (more samples at 1 stream)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--client-processes", type=int,
+                   help="split the HTTP arms' load generator over N processes (preset: cpu 1, "
+                        "gpu 4): one asyncio client saturates a core at 256 GPU streams")
     p.add_argument("--quick", action="store_true", help="c=1,16, one repeat, short overhead")
     p.add_argument("--no-overhead", action="store_true", help="skip the fake-engine benchmark")
     p.add_argument("--lock", help="flock file held per arm run ('' for none)")
@@ -111,7 +116,7 @@ def build_spec(args: argparse.Namespace, preset: dict[str, Any]) -> BenchSpec:
         engine_args=engine_args, levels=levels, input_len=args.input_len,
         output_len=args.output_len, seed=args.seed,
         repeats=1 if args.quick and args.repeats is None else (args.repeats or preset["repeats"]),
-        arms=wanted,
+        arms=wanted, client_processes=args.client_processes or preset.get("client_processes", 1),
     )
 
 
@@ -162,9 +167,10 @@ def rotated(order: Sequence[str], repeat: int) -> list[str]:
 class Runner:
     """Runs the arms of one spec into `raw`, appending one JSON line per measured level."""
 
-    def __init__(self, spec: BenchSpec, raw: Path, lock: str, profile: bool = False,
-                 first_repeat: int = 0) -> None:
+    def __init__(self, spec: BenchSpec, raw: Path, lock: str, client: loadgen.LoadClient,
+                 profile: bool = False, first_repeat: int = 0) -> None:
         self.spec = spec
+        self.client = client
         self.first_repeat = first_repeat
         self.profile = profile
         self.raw = raw
@@ -237,7 +243,7 @@ class Runner:
         level = Level(num_prompts=top.concurrency or 1, concurrency=top.concurrency)
         args = loadgen.bench_args(self.spec, level, base_url=upstream.base_url,
                                   served_name=upstream.served_name, dataset=self.dataset)
-        loadgen.run_level(args, self.raw / f"upstream-r{repeat}-warmup.log")
+        self.client.run_level(args, self.raw / f"upstream-r{repeat}-warmup.log")
 
     def run_arm(self, arm: str, repeat: int, upstream: arms.Serving | None = None) -> None:
         log = self.raw / f"{arm}-r{repeat}.log"
@@ -260,11 +266,10 @@ class Runner:
                                                   and arm != "upstream" else {})}
                     before = {name: cpu_seconds(pid) for name, pid in cpu.items()}
                     waited = {name: runq_seconds(pid) for name, pid in cpu.items()}
-                    client_before = time.process_time()
-                    result = loadgen.run_level(args, self.raw / f"{arm}-r{repeat}-loadgen.log")
-                    # the client runs in this process: a client near one busy core would
-                    # add its own queueing to every arm's TTFT (the direct arm has none)
-                    result["client_cpu_s"] = round(time.process_time() - client_before, 3)
+                    # records the client's own CPU: a client process near one busy core
+                    # adds its queueing to every HTTP arm's TTFT (the direct arm has none)
+                    result = self.client.run_level(args, self.raw / f"{arm}-r{repeat}-loadgen.log",
+                                                   level_dict(level))
                     for name, pid in cpu.items():  # CPU time the level cost each process tree
                         result[f"{name}_cpu_s"] = round(cpu_seconds(pid) - before[name], 3)
                         # and the time its threads were ready to run but waited for a core
@@ -279,7 +284,7 @@ class Runner:
                 args = loadgen.bench_args(self.spec, level, base_url="http://unused",
                                           served_name="qa", dataset=self.dataset)
                 plan.append({"level": level_dict(level),
-                             "prompts": loadgen.sample_prompts(args)})
+                             "prompts": loadgen.sample_prompts(args, self.client.processes)})
             plan_path.write_text(json.dumps(plan))
         spec_path = self.raw / "spec.json"
         out = self.raw / f"direct-r{repeat}.json"
@@ -369,7 +374,6 @@ def main(argv: list[str] | None = None) -> int:
     raw.mkdir(parents=True, exist_ok=True)
     if not (raw / "spec.json").exists():  # a later call adding repeats keeps the first spec
         (raw / "spec.json").write_text(spec.to_json())
-    runner = Runner(spec, raw, lock, profile=args.profile, first_repeat=args.first_repeat)
     command = "python -m benchmarks.run " + shlex.join(sys.argv[1:] if argv is None else argv)
     meta = {"title": name, "preset": args.preset,
             "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
@@ -380,7 +384,10 @@ def main(argv: list[str] | None = None) -> int:
         meta["command"] = f"{earlier['command']} ; {meta['command']}"
     (raw / "meta.json").write_text(json.dumps(meta))
     started = time.monotonic()
-    runner.run_all()
+    with loadgen.LoadClient(spec.client_processes) as client:
+        runner = Runner(spec, raw, lock, client, profile=args.profile,
+                        first_repeat=args.first_repeat)
+        runner.run_all()
     if not args.no_overhead:
         print("[overhead] fake engine, gateway on one core", flush=True)
         with cpu_lock(lock):

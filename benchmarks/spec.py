@@ -56,6 +56,8 @@ class BenchSpec:
     warmups: int = 2
     arms: tuple[str, ...] = ("direct", "vllm", "switchboard", "switchboard-2")
     env: Mapping[str, str] = field(default_factory=dict)
+    # processes the HTTP arms' load generator is split over (loadgen.LoadClient)
+    client_processes: int = 1
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)

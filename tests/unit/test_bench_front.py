@@ -155,7 +155,7 @@ def test_cpu_per_token_is_reported_for_each_front_end_and_its_upstream() -> None
     table = cpu_table(summary)
     assert summary["switchboard-remote"]["c32"]["client_busy"] == pytest.approx(0.825)
     assert summary["upstream"]["c32"]["client_busy"] is None  # not measured: no figure
-    assert ("| switchboard, remote engine → upstream | c32 | 0.500 | 10.010 | 5.0 | 0.82 |"
+    assert ("| switchboard, remote engine → upstream | c32 | 0.500 | 10.010 | 5.0 | 1 × 0.82 |"
             in table)
 
 
@@ -186,8 +186,8 @@ def test_report_shows_cpu_per_token_of_the_http_arms_when_measured() -> None:
             for arm, cpu in (("vllm", 0.4), ("switchboard", 0.3))]
     text = markdown(meta, summarise(runs), None, [])
     assert "## CPU per token (HTTP arms)" in text
-    assert "| switchboard, 1 route | c256 | 0.150 | — | — | 0.90 |" in text
-    assert "| vllm serve | c256 | 0.200 | — | — | 0.90 |" in text
+    assert "| switchboard, 1 route | c256 | 0.150 | — | — | 1 × 0.90 |" in text
+    assert "| vllm serve | c256 | 0.200 | — | — | 1 × 0.90 |" in text
     unmeasured = [{**run, "result": {k: v for k, v in run["result"].items()  # type: ignore[attr-defined]
                                      if k != "server_cpu_s"}} for run in runs]
     assert "CPU per token" not in markdown(meta, summarise(unmeasured), None, [])
