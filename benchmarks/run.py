@@ -43,7 +43,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "cpu": {"concurrency": "1,8,32,64", "rate": 3.0, "repeats": 2, "per_stream": 2,
             "min_prompts": 8, "engine_args": CPU_ENGINE_ARGS, "lock": "/tmp/switchboard-cpu.lock",
             "client_processes": 1},
-    "gpu": {"concurrency": "256", "rate": 0.0, "repeats": 2, "per_stream": 4,
+    "gpu": {"concurrency": "256", "rate": 0.0, "repeats": 2, "per_stream": 8,
             "min_prompts": 64, "engine_args": GPU_ENGINE_ARGS, "lock": "",
             "client_processes": 4},
 }
