@@ -80,7 +80,7 @@ def gateway_config(spec: BenchSpec, two_engines: bool, port: int) -> dict[str, A
               "max_queue": 4096}
     config: dict[str, Any] = {
         "server": {"host": "127.0.0.1", "port": port, "log_format": "json",
-                   "request_timeout_s": 3600},
+                   "request_timeout_s": 3600, **spec.server_settings},
         "default_route": "qa",
         "engines": {"qa": engine},
         "routes": {"qa": {"engine": "qa", "description": "General questions."}},

@@ -305,10 +305,14 @@ def markdown(meta: Mapping[str, Any], summary: Mapping[str, Mapping[str, Mapping
              f"- date (UTC): {meta['date']}", f"- command: `{meta['command']}`",
              f"- machine: {meta['machine']}", f"- model: `{meta['model']}`",
              f"- engine args (every arm): `{meta['engine_args']}`",
+             *([f"- switchboard server settings: `{meta['server_settings']}`"]
+               if meta.get("server_settings") else []),
              f"- load: vLLM's `vllm.benchmarks.serve` (openai-chat, random dataset "
              f"{meta['input_len']} in / {meta['output_len']} out tokens, ignore_eos, seed "
              f"{meta['seed']})" + ("; two-engine arm: mixed QA + translation prompts, "
-                                   "`model: auto`" if "switchboard-2" in summary else ""),
+                                   "`model: auto`" if "switchboard-2" in summary else "")
+             + (f", split over {meta['client_processes']} client processes"
+                if (meta.get("client_processes") or 1) > 1 else ""),
              f"- repeats: {repeat_counts(summary) or meta['repeats']}, arms interleaved "
              "(order rotated each repeat); figures are medians over repeats", ""]
     if summary:

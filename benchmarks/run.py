@@ -62,6 +62,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--translation-model", default="builtin:gemma-3-270m")
     p.add_argument("--engine-arg", action="append", default=[], metavar="KEY=VALUE",
                    help="override/add an engine arg for every arm (JSON values)")
+    p.add_argument("--server-setting", action="append", default=[], metavar="KEY=VALUE",
+                   help="a routes.yaml server: setting of the switchboard arms (JSON values)")
     p.add_argument("--input-len", type=int, default=128)
     p.add_argument("--output-len", type=int, default=64)
     p.add_argument("--long-output-len", type=int,
@@ -116,7 +118,8 @@ def build_spec(args: argparse.Namespace, preset: dict[str, Any]) -> BenchSpec:
         engine_args=engine_args, levels=levels, input_len=args.input_len,
         output_len=args.output_len, seed=args.seed,
         repeats=1 if args.quick and args.repeats is None else (args.repeats or preset["repeats"]),
-        arms=wanted, client_processes=args.client_processes or preset.get("client_processes", 1),
+        arms=wanted, server_settings=dict(parse_engine_arg(item) for item in args.server_setting),
+        client_processes=args.client_processes or preset.get("client_processes", 1),
     )
 
 

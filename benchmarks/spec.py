@@ -58,6 +58,8 @@ class BenchSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     # processes the HTTP arms' load generator is split over (loadgen.LoadClient)
     client_processes: int = 1
+    # routes.yaml `server:` settings of the switchboard arms (e.g. stream_pacing)
+    server_settings: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)

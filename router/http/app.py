@@ -194,7 +194,7 @@ def build_app(
                  failed=[h.name for h in failed] or None, routes=list(config.routes))
         if on_state is not None:
             on_state(gateway)
-        pacer = LoopPacer()
+        pacer = LoopPacer(config.server.stream_pacing)
         pacer.start()
         try:
             yield {"gateway": gateway, "pipeline": Pipeline(gateway), "reloader": reloader,

@@ -8,9 +8,15 @@ one), so a stream that waits a little before asking gets several tokens in one e
 the price of one.
 
 `LoopPacer` measures how late the loop runs a timer (its lag: how long other work kept it
-busy) and, only while that lag is above a threshold, asks each stream to hold for about
-that long between events. A loop that keeps up adds no delay; the first token of a stream
-is never held.
+busy) and, only while that lag is above a threshold, asks each stream to hold between
+events. A loop that keeps up adds no delay; the first token of a stream is never held.
+
+How long (`server.stream_pacing`):
+- `lag` (default): about the lag itself. Cheap, but a hold shorter than the engine's step
+  merges nothing (the next token has not been produced yet), it only delays.
+- `merge`: at least one token interval of that stream (its last event's gap per token,
+  about the engine's step), so that each event held carries two tokens or more.
+- `off`: never hold; every engine output is its own event.
 """
 
 from __future__ import annotations
@@ -23,8 +29,14 @@ MAX_HOLD_S = 0.05  # never hold a stream longer than this between two events
 _SMOOTHING = 0.3  # weight of the newest lag sample
 
 
+PACING_MODES = ("lag", "merge", "off")
+
+
 class LoopPacer:
-    def __init__(self) -> None:
+    def __init__(self, mode: str = "lag") -> None:
+        if mode not in PACING_MODES:
+            raise ValueError(f"stream pacing {mode!r} is not one of {PACING_MODES}")
+        self.mode = mode
         self._lag_s = 0.0
         self._timer: asyncio.TimerHandle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -32,7 +44,8 @@ class LoopPacer:
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._schedule()
+        if self.mode != "off":
+            self._schedule()
 
     def stop(self) -> None:
         if self._timer is not None:
@@ -40,13 +53,19 @@ class LoopPacer:
             self._timer = None
         self._lag_s = 0.0
 
-    def hold_s(self) -> float:
+    def hold_s(self, token_interval_s: float = 0.0) -> float:
         """How long a stream should wait before taking its next delta (0: don't), from the
-        smoothed lateness of the loop's timers."""
+        smoothed lateness of the loop's timers and, in `merge` mode, the stream's own time
+        per token (`token_interval_s`: its last gap between events ÷ the tokens they carried)."""
         lag = self._lag_s
-        if lag < HOLD_AFTER_LAG_S:
+        if self.mode == "off" or lag < HOLD_AFTER_LAG_S:
             return 0.0
+        if self.mode == "merge":
+            return min(max(lag, token_interval_s), MAX_HOLD_S)
         return min(lag, MAX_HOLD_S)
+
+    def now(self) -> float:
+        return self._loop.time() if self._loop is not None else 0.0
 
     def observe(self, lag_s: float) -> None:
         self._lag_s += _SMOOTHING * (max(0.0, lag_s) - self._lag_s)

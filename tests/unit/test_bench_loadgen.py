@@ -3,6 +3,8 @@ parts' per-request outcomes are merged into one level's metrics (no server)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from benchmarks import loadgen
@@ -89,3 +91,20 @@ def test_the_report_shows_the_busiest_client_process_not_their_sum() -> None:
     summary = summarise(runs)
     assert summary["switchboard"]["c256"]["client_busy"] == pytest.approx(0.65)
     assert "| 4 × 0.65 |" in cpu_table(summary, arms=("switchboard",))
+
+
+def test_server_settings_reach_the_switchboard_arms_routes_yaml(tmp_path: Path) -> None:
+    import yaml
+
+    from benchmarks import arms
+    from benchmarks.run import build_spec, parse_args
+
+    args = parse_args(["--model", "/models/m", "--arms", "switchboard",
+                       "--server-setting", "stream_pacing=merge", "--client-processes", "2"])
+    spec = build_spec(args, {"concurrency": "8", "rate": 0.0, "repeats": 1, "per_stream": 2,
+                             "min_prompts": 8, "engine_args": {}, "lock": ""})
+    assert spec.server_settings == {"stream_pacing": "merge"} and spec.client_processes == 2
+    arms.server_command("switchboard", spec, 9001, tmp_path)
+    written = yaml.safe_load((tmp_path / "switchboard-routes.yaml").read_text())
+    assert written["server"]["stream_pacing"] == "merge"
+    assert written["server"]["port"] == 9001

@@ -35,6 +35,7 @@ def test_parses_engines_routes_and_defaults() -> None:
     assert config.engines["translation"].engine_args == {"max_model_len": 512}
     assert config.routes["translation"].engine == "translation"
     assert config.server.port == 8000
+    assert config.server.stream_pacing == "lag"
     assert len(config.digest) == 16
 
 
@@ -122,6 +123,11 @@ def test_several_routes_may_share_an_engine() -> None:
         (
             "server: {port: eighty}\nengines: {qa: {model: m}}\nroutes: {qa: {engine: qa}}\n",
             "server.port: must be int, got str",
+        ),
+        (
+            "server: {stream_pacing: fast}\n"
+            "engines: {qa: {model: m}}\nroutes: {qa: {engine: qa}}\n",
+            "server.stream_pacing: must be 'lag', 'merge' or 'off'",
         ),
     ],
 )
