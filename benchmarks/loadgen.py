@@ -241,6 +241,11 @@ def merge(parts: list[dict[str, Any]], level: dict[str, Any]) -> dict[str, Any]:
     else:
         duration = max(ends) - min(starts)
     out = summarise(outcomes, prompt_lens, duration, level)
+    # content events the client saw per output token (1.0: a token per event; below it,
+    # the server coalesced tokens into fewer events)
+    done = [o for o in outcomes if o.ok and o.tokens]
+    out["events_per_token"] = (round(sum(len(o.itl) + 1 for o in done)
+                                     / sum(o.tokens for o in done), 4) if done else None)
     out["client_start_skew_s"] = round(max(first_starts) - min(first_starts), 3) \
         if first_starts else None
     out["client_part_durations"] = ",".join(f"{float(p['duration']):.2f}" for p in parts)

@@ -61,6 +61,7 @@ def test_merged_metrics_come_from_every_request_and_the_whole_wall_time() -> Non
     assert out["median_ttft_ms"] == pytest.approx(200.0)  # the median of all three requests
     assert out["median_itl_ms"] == pytest.approx(100.0)  # 4 gaps of 0.1 s, 3 of 0.2 s
     assert out["client_start_skew_s"] == pytest.approx(0.5)
+    assert out["events_per_token"] == pytest.approx(1.0)  # every token its own event
 
 
 def test_failed_requests_are_counted_and_left_out_of_the_latencies() -> None:
