@@ -93,9 +93,8 @@ class ServerConfig:
     # Serve even when an engine failed to start (its routes answer 503 or fall back);
     # by default such a start-up fails, naming the engine and the cause.
     allow_degraded_start: bool = False
-    # While the event loop is behind, streams wait between events so that tokens merge
-    # (router/http/pacing.py): "lag" (hold about the loop's lag), "merge" (at least one
-    # token interval: two tokens or more per event), "off".
+    # While the event loop is behind, streams wait about its lag between events so that
+    # tokens merge (router/http/pacing.py): "lag", or "off" (every output its own event).
     stream_pacing: str = "lag"
 
 
@@ -337,8 +336,8 @@ def _parse_server(raw: Any) -> ServerConfig:
         raise ConfigError("server.record_queue_lines", "must be >= 1")
     if values.get("log_format", "console") not in ("console", "json"):
         raise ConfigError("server.log_format", "must be 'console' or 'json'")
-    if values.get("stream_pacing", "lag") not in ("lag", "merge", "off"):
-        raise ConfigError("server.stream_pacing", "must be 'lag', 'merge' or 'off'")
+    if values.get("stream_pacing", "lag") not in ("lag", "off"):
+        raise ConfigError("server.stream_pacing", "must be 'lag' or 'off'")
     return ServerConfig(**values)
 
 

@@ -11,12 +11,11 @@ the price of one.
 busy) and, only while that lag is above a threshold, asks each stream to hold between
 events. A loop that keeps up adds no delay; the first token of a stream is never held.
 
-How long (`server.stream_pacing`):
-- `lag` (default): about the lag itself. Cheap, but a hold shorter than the engine's step
-  merges nothing (the next token has not been produced yet), it only delays.
-- `merge`: at least one token interval of that stream (its last event's gap per token,
-  about the engine's step), so that each event held carries two tokens or more.
-- `off`: never hold; every engine output is its own event.
+`server.stream_pacing: off` never holds (every engine output its own event). Measured on an
+H100 at 256 streams (benchmarks/results/gpu-h100-2026-12-05-split-client-notes.md): with
+pacing off, 256-token answers ran at 0.72× the output tok/s of the default; a hold of at
+least one token interval per stream ("merge", two tokens or more per event) was tried and
+was no better than holding for the lag, so it was not kept.
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ MAX_HOLD_S = 0.05  # never hold a stream longer than this between two events
 _SMOOTHING = 0.3  # weight of the newest lag sample
 
 
-PACING_MODES = ("lag", "merge", "off")
+PACING_MODES = ("lag", "off")
 
 
 class LoopPacer:
@@ -53,19 +52,13 @@ class LoopPacer:
             self._timer = None
         self._lag_s = 0.0
 
-    def hold_s(self, token_interval_s: float = 0.0) -> float:
+    def hold_s(self) -> float:
         """How long a stream should wait before taking its next delta (0: don't), from the
-        smoothed lateness of the loop's timers and, in `merge` mode, the stream's own time
-        per token (`token_interval_s`: its last gap between events ÷ the tokens they carried)."""
+        smoothed lateness of the loop's timers."""
         lag = self._lag_s
         if self.mode == "off" or lag < HOLD_AFTER_LAG_S:
             return 0.0
-        if self.mode == "merge":
-            return min(max(lag, token_interval_s), MAX_HOLD_S)
         return min(lag, MAX_HOLD_S)
-
-    def now(self) -> float:
-        return self._loop.time() if self._loop is not None else 0.0
 
     def observe(self, lag_s: float) -> None:
         self._lag_s += _SMOOTHING * (max(0.0, lag_s) - self._lag_s)

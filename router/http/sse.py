@@ -140,7 +140,6 @@ async def stream_events(
     with the first delta, and a choice's finishing delta with what follows it (another
     choice's delta, or the usage and [DONE])."""
     held = b""  # a finishing delta, written with the next event
-    last_at = 0.0  # when the previous event was written (pacer clock)
     try:
         opening = shape.role_chunk(n) if shape.kind == "chat" else b""
         try:
@@ -157,10 +156,7 @@ async def stream_events(
                     event, held = held + event, b""
                 yield event
                 if pacer is not None:
-                    now = pacer.now()
-                    per_token = (now - last_at) / max(1, item.token_count) if last_at else 0.0
-                    last_at = now
-                    hold = pacer.hold_s(per_token)
+                    hold = pacer.hold_s()
                     if hold:
                         await asyncio.sleep(hold)
         except GatewayError as exc:

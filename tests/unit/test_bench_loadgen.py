@@ -101,11 +101,11 @@ def test_server_settings_reach_the_switchboard_arms_routes_yaml(tmp_path: Path) 
     from benchmarks.run import build_spec, parse_args
 
     args = parse_args(["--model", "/models/m", "--arms", "switchboard",
-                       "--server-setting", "stream_pacing=merge", "--client-processes", "2"])
+                       "--server-setting", "stream_pacing=off", "--client-processes", "2"])
     spec = build_spec(args, {"concurrency": "8", "rate": 0.0, "repeats": 1, "per_stream": 2,
                              "min_prompts": 8, "engine_args": {}, "lock": ""})
-    assert spec.server_settings == {"stream_pacing": "merge"} and spec.client_processes == 2
+    assert spec.server_settings == {"stream_pacing": "off"} and spec.client_processes == 2
     arms.server_command("switchboard", spec, 9001, tmp_path)
     written = yaml.safe_load((tmp_path / "switchboard-routes.yaml").read_text())
-    assert written["server"]["stream_pacing"] == "merge"
+    assert written["server"]["stream_pacing"] == "off"
     assert written["server"]["port"] == 9001

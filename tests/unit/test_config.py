@@ -127,7 +127,7 @@ def test_several_routes_may_share_an_engine() -> None:
         (
             "server: {stream_pacing: fast}\n"
             "engines: {qa: {model: m}}\nroutes: {qa: {engine: qa}}\n",
-            "server.stream_pacing: must be 'lag', 'merge' or 'off'",
+            "server.stream_pacing: must be 'lag' or 'off'",
         ),
     ],
 )

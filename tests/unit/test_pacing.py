@@ -58,7 +58,7 @@ class _FixedPacer(LoopPacer):
         super().__init__()
         self._hold = hold
 
-    def hold_s(self, token_interval_s: float = 0.0) -> float:
+    def hold_s(self) -> float:
         return self._hold
 
 
@@ -93,58 +93,10 @@ def test_a_stream_waits_between_events_but_not_before_the_first_or_after_the_las
     assert took < 0.05 * 3 + 0.04  # three holds, none after the last token
 
 
-def test_merge_mode_holds_at_least_a_token_interval_while_the_loop_is_behind() -> None:
-    pacer = LoopPacer("merge")
-    assert pacer.hold_s(0.005) == 0.0  # the loop keeps up: no hold at all
-    for _ in range(40):
-        pacer.observe(0.003)
-    assert pacer.hold_s(0.005) == pytest.approx(0.005)  # a token interval: two tokens an event
-    assert pacer.hold_s(0.001) == pytest.approx(0.003, rel=0.05)  # never less than the lag
-    assert pacer.hold_s(1.0) == MAX_HOLD_S
-    lagging = LoopPacer("lag")
-    for _ in range(40):
-        lagging.observe(0.003)
-    assert lagging.hold_s(0.005) == pytest.approx(0.003, rel=0.05)  # lag mode: the lag only
-
-
 def test_off_mode_never_holds_and_an_unknown_mode_is_refused() -> None:
     pacer = LoopPacer("off")
     for _ in range(40):
         pacer.observe(0.1)
-    assert pacer.hold_s(0.01) == 0.0
+    assert pacer.hold_s() == 0.0
     with pytest.raises(ValueError, match="not one of"):
         LoopPacer("fast")
-
-
-class _RecordingPacer(LoopPacer):
-    def __init__(self) -> None:
-        super().__init__("merge")
-        self.intervals: list[float] = []
-        self.clock = 0.0
-
-    def now(self) -> float:
-        return self.clock
-
-    def hold_s(self, token_interval_s: float = 0.0) -> float:
-        self.intervals.append(token_interval_s)
-        return 0.0
-
-
-def test_a_stream_reports_its_time_per_token_not_per_event() -> None:
-    pacer = _RecordingPacer()
-
-    async def deltas() -> AsyncIterator[GenerationChunk]:
-        for i, tokens in enumerate((1, 3, 2)):
-            pacer.clock += 0.012  # 12 ms between engine outputs
-            yield GenerationChunk(index=0, text=f"t{i}", token_count=tokens)
-        yield GenerationChunk(index=0, text="end", token_count=1, finish_reason="stop")
-
-    async def scenario() -> None:
-        shape = ResponseShape(response_id="chatcmpl-x", model="qa", kind="chat")
-        async for _ in stream_events(shape, deltas(), lambda: Usage(1, 7), 1, False,
-                                     pacer=pacer):
-            pass
-
-    asyncio.run(scenario())
-    # no interval before a first gap is known, then 12 ms over 3 tokens, then over 2
-    assert pacer.intervals == pytest.approx([0.0, 0.004, 0.006])

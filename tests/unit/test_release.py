@@ -141,7 +141,7 @@ def test_a_client_leaving_while_its_stream_is_held_by_the_pacer_releases_everyth
     from router.http.pacing import LoopPacer
 
     class Holding(LoopPacer):
-        def hold_s(self, token_interval_s: float = 0.0) -> float:
+        def hold_s(self) -> float:
             return 1.0
 
     gateway = FakeGateway(parse_config(TIMEOUT_CONFIG))
