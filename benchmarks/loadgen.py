@@ -141,9 +141,14 @@ class LoadClient:
             out["client_processes"] = 1
             return out
         subs = split(args, self.processes)
-        for i, (conn, sub) in enumerate(zip(self._conns, subs, strict=True)):
-            conn.send((sub, log_path.with_name(f"{log_path.stem}-p{i}{log_path.suffix}")))
-        replies = [conn.recv() for conn in self._conns]
+        try:
+            for i, (conn, sub) in enumerate(zip(self._conns, subs, strict=True)):
+                conn.send((sub, log_path.with_name(f"{log_path.stem}-p{i}{log_path.suffix}")))
+            replies = [conn.recv() for conn in self._conns]
+        except (EOFError, OSError) as exc:  # a client process is gone: no later level can run
+            self._barrier.abort()  # frees the others from waiting for it
+            codes = [proc.exitcode for proc in self._procs]
+            raise RuntimeError(f"a client process exited (exit codes {codes})") from exc
         failures = [reply[1] for reply in replies if reply[0] != "ok"]
         if failures:
             self._barrier.reset()  # usable again for the next level

@@ -109,3 +109,12 @@ def test_server_settings_reach_the_switchboard_arms_routes_yaml(tmp_path: Path) 
     written = yaml.safe_load((tmp_path / "switchboard-routes.yaml").read_text())
     assert written["server"]["stream_pacing"] == "off"
     assert written["server"]["port"] == 9001
+
+
+def test_a_client_process_that_died_is_named_not_waited_for() -> None:
+    args = level_args(Level(8, concurrency=2))
+    with loadgen.LoadClient(processes=2) as client:
+        client._procs[1].kill()
+        client._procs[1].join(timeout=10)
+        with pytest.raises(RuntimeError, match="client process exited"):
+            client.run_level(args, Path("/tmp/unused.log"))  # type: ignore[arg-type]
