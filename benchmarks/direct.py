@@ -20,15 +20,17 @@ from typing import Any
 import numpy as np
 
 from benchmarks.metrics import Outcome, summarise
-from engines.vllm_compat import token_prompt_factory
+from engines.vllm_compat import fresh_sampling_params, token_prompt_factory
 
 
 async def one_request(llm: Any, ids: Sequence[int], max_tokens: int) -> Outcome:
     from vllm import SamplingParams
     from vllm.sampling_params import RequestOutputKind
 
-    params = SamplingParams(max_tokens=max_tokens, ignore_eos=True, temperature=1.0,
-                            output_kind=RequestOutputKind.DELTA)
+    # built per request, as the gateway's adapter builds them (no deep copy in vLLM)
+    params = fresh_sampling_params(SamplingParams)(
+        max_tokens=max_tokens, ignore_eos=True, temperature=1.0,
+        output_kind=RequestOutputKind.DELTA)
     # vLLM's typed token input, as the gateway's adapter hands it over, so the ceiling
     # is measured on the same path.
     prompt = token_prompt_factory()(list(ids))

@@ -8,6 +8,10 @@ Everything else the adapter uses is public in every vLLM the `gpu`/`cpu` extras 
   from 0.3x on; before that only `AsyncLLM.output_processor.get_num_unfinished_requests`;
 - the engine-core process ids (to wait until a closed engine's memory is really free):
   `AsyncLLM.engine_core.resources.engine_manager.processes` in 0.26 to 0.33;
+- whether `SamplingParams` takes `skip_clone` (a field, not a constructor argument, in
+  every release so far): the adapter builds its parameters fresh per request, so vLLM may
+  copy them shallowly instead of `copy.deepcopy` on every `add_request` (vLLM's own OpenAI
+  server sets it for the same reason);
 - how to hand over a prompt already tokenized: a typed `TokensInput`
   (`vllm.inputs.engine.tokens_input`) skips the raw-prompt preprocessor, which in 0.3x also
   means a thread-pool round trip per request before the engine sees it (two event-loop hops
@@ -19,6 +23,7 @@ names the version and what was looked for, instead of on the first /ready or req
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -61,6 +66,15 @@ def engine_pids(llm: Any) -> list[int]:
     manager = getattr(resources, "engine_manager", None)
     processes = getattr(manager, "processes", None) or []
     return [p.pid for p in processes if getattr(p, "pid", None) is not None]
+
+
+def fresh_sampling_params(cls: Any) -> Callable[..., Any]:
+    """`cls` (vLLM's SamplingParams) with `skip_clone=True` where it has that field: for
+    parameters built per request and never reused, so vLLM need not deep-copy them."""
+    fields = getattr(cls, "__struct_fields__", None) or getattr(cls, "__dataclass_fields__", {})
+    if "skip_clone" in fields:
+        return functools.partial(cls, skip_clone=True)
+    return cls  # type: ignore[no-any-return]
 
 
 def token_prompt_factory() -> Callable[[list[int]], Any]:

@@ -32,7 +32,7 @@ from engines.errors import EngineDeadError, EngineNotReadyError, EngineRequestEr
 from engines.placement import ENGINE_START_LOCK, configured_gpus, data_parallel_ranks
 from engines.protocol import EngineStats, GenerationChunk, GenerationRequest, PreparedPrompt
 from engines.sources import is_builtin, resolve_model
-from engines.vllm_compat import VllmShape, engine_pids, probe
+from engines.vllm_compat import VllmShape, engine_pids, fresh_sampling_params, probe
 from engines.vllm_stats import SchedulerSnapshot, stat_logger_factory
 
 log = structlog.get_logger("switchboard.vllm")
@@ -201,7 +201,7 @@ class VllmEngine:
         from vllm import SamplingParams, __version__
         from vllm.sampling_params import RequestOutputKind
 
-        self._sampling_cls = SamplingParams
+        self._sampling_cls = fresh_sampling_params(SamplingParams)
         self._delta = RequestOutputKind.DELTA
         self._dead_errors = _dead_error_types()
         # A stat logger turns vLLM's statistics on, so it is attached only when they are.

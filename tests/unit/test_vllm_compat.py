@@ -1,4 +1,5 @@
-"""The vLLM internals the adapter reads, one shape per supported release (no vLLM import)."""
+"""The vLLM internals the adapter reads, one shape per supported release (fakes; one test
+checks the installed vLLM's own SamplingParams)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from engines.vllm_compat import (
     VllmIncompatibleError,
     engine_pids,
+    fresh_sampling_params,
     probe,
     token_prompt_factory,
 )
@@ -83,3 +85,22 @@ def test_token_ids_go_in_as_vllms_typed_input_where_it_has_one(
 def test_token_ids_fall_back_to_the_plain_prompt_dict(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "vllm.inputs.engine", None)  # import raises ImportError
     assert token_prompt_factory()([7, 8]) == {"prompt_token_ids": [7, 8]}
+
+
+def test_fresh_sampling_params_are_copied_shallowly_by_this_vllm() -> None:
+    from vllm import SamplingParams
+
+    params = fresh_sampling_params(SamplingParams)(max_tokens=4, stop=["\n"])
+    assert params.skip_clone is True and params.max_tokens == 4
+    copy = params.clone()  # what AsyncLLM.add_request does with every request's parameters
+    assert copy is not params and copy.stop is params.stop  # shallow: no deep copy paid
+
+
+def test_a_sampling_params_class_without_skip_clone_is_used_as_it_is() -> None:
+    class OldParams:
+        __struct_fields__ = ("max_tokens",)
+
+        def __init__(self, **kwargs: object) -> None:
+            self.kwargs = kwargs
+
+    assert fresh_sampling_params(OldParams) is OldParams
