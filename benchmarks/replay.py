@@ -438,14 +438,48 @@ def run_gateway(model_path: str, step: StepModel, levels: Sequence[Level],
             for level in levels:
                 with profiled(proc.pid, profile) if profile else contextlib.nullcontext():
                     cpu = loop_cpu_s(proc.pid)
+                    before = gateway_latency_sums(port)
                     result = asyncio.run(drive_gateway(port, level, prompts, warmups))
                     tokens = result["completed"] * level.output_len
                     result["loop_cpu_us_per_token"] = ((loop_cpu_s(proc.pid) - cpu) * 1e6
                                                        / max(1, tokens))
+                    result.update(gateway_means_ms(before, gateway_latency_sums(port)))
                     results[level.label] = result
         return results
     finally:
         stop(proc, grace_s=10)
+
+
+GATEWAY_HISTOGRAMS = {"to_engine": "switchboard_time_to_engine_seconds",
+                      "ttft": "switchboard_time_to_first_token_seconds"}
+
+
+def gateway_latency_sums(port: int) -> dict[str, tuple[float, float]]:
+    """(sum, count) of the gateway's own TTFT and time-to-engine histograms, all series."""
+    import httpx
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=30).text
+    out = {key: (0.0, 0.0) for key in GATEWAY_HISTOGRAMS}
+    for family in text_string_to_metric_families(text):
+        for key, name in GATEWAY_HISTOGRAMS.items():
+            if family.name != name:
+                continue
+            total = sum(s.value for s in family.samples if s.name == f"{name}_sum")
+            count = sum(s.value for s in family.samples if s.name == f"{name}_count")
+            out[key] = (total, count)
+    return out
+
+
+def gateway_means_ms(before: dict[str, tuple[float, float]],
+                     after: dict[str, tuple[float, float]]) -> dict[str, float | None]:
+    """Mean ms per request over a level, as the gateway saw it: received → handed to the
+    engine, and received → first token (the client's TTFT adds the HTTP hops both ways)."""
+    out: dict[str, float | None] = {}
+    for key in GATEWAY_HISTOGRAMS:
+        total, count = (a - b for a, b in zip(after[key], before[key], strict=True))
+        out[f"gateway_{key}_mean_ms"] = 1000 * total / count if count else None
+    return out
 
 
 def serve(config: str) -> int:

@@ -146,6 +146,7 @@ class Generation:
                 watchdog.arm(first_deadline)
                 if spans is not None:
                     spans.step("engine")  # submission to first token: queue and prefill
+                record.submitted_at = time.monotonic()
                 stream = handle.engine.generate(GenerationRequest(
                     request_id, prompt, sampling, plan.priority,
                     spans.trace_headers() if spans is not None else {}))

@@ -29,6 +29,8 @@ class RequestRecord:
     stream: bool | None = None
     prompt_tokens: int | None = None
     completion_tokens: int = 0
+    # handed to the engine: parsed, routed, rendered, tokenised and admitted by then
+    submitted_at: float | None = None
     first_token_at: float | None = None
     finished_at: float | None = None
     finish_reason: str | None = None
@@ -48,6 +50,11 @@ class RequestRecord:
     @property
     def ttft_s(self) -> float | None:
         return None if self.first_token_at is None else self.first_token_at - self.started
+
+    @property
+    def to_engine_s(self) -> float | None:
+        """The gateway's share of the time to first token (the rest is the engine's)."""
+        return None if self.submitted_at is None else self.submitted_at - self.started
 
     @property
     def duration_s(self) -> float:
@@ -91,6 +98,7 @@ class RequestRecord:
             "stream": self.stream,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens if self.engine else None,
+            "to_engine_ms": None if self.to_engine_s is None else round(self.to_engine_s * 1000, 2),
             "ttft_ms": None if self.ttft_s is None else round(self.ttft_s * 1000, 2),
             "finish_reason": self.finish_reason,
             "error": self.error,

@@ -54,6 +54,7 @@ def test_metrics_carry_the_variant_and_count_what_was_sent() -> None:
         assert value(text, "switchboard_completion_tokens_total", **labels) == tokens[variant]
         assert value(text, "switchboard_prompt_tokens_total", **labels) == prompt[variant]
         for hist in ("switchboard_time_to_first_token_seconds",
+                     "switchboard_time_to_engine_seconds",
                      "switchboard_e2e_request_latency_seconds",
                      "switchboard_time_per_output_token_seconds"):
             assert value(text, f"{hist}_count", **labels) == sent[variant], hist
@@ -153,3 +154,19 @@ def test_tpot_excludes_the_first_token() -> None:
     assert tpot_s(record) == pytest.approx(0.5)
     record.completion_tokens = 1
     assert tpot_s(record) is None
+
+
+def test_the_time_to_engine_is_the_gateways_share_of_the_time_to_first_token() -> None:
+    record = RequestRecord("r1", "POST", "/v1/chat/completions", started=100.0,
+                           route="qa", engine="qa", submitted_at=100.004,
+                           first_token_at=100.050, finished_at=100.2, completion_tokens=5)
+    assert record.to_engine_s == pytest.approx(0.004)
+    assert record.log_fields()["to_engine_ms"] == pytest.approx(4.0)
+    metrics = GatewayMetrics()
+    metrics.observe(record)
+    text = metrics.render().decode()
+    labels = {"route": "qa", "variant": "", "engine": "qa", "traffic": "live"}
+    assert value(text, "switchboard_time_to_engine_seconds_count", **labels) == 1
+    assert value(text, "switchboard_time_to_engine_seconds_sum", **labels) == pytest.approx(0.004)
+    # a request rejected before it reached an engine has no such time
+    assert RequestRecord("r2", "POST", "/v1/chat/completions").to_engine_s is None
