@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.metrics import PERCENTILE_METRICS, PERCENTILES
+from benchmarks.metrics import PERCENTILE_METRICS, PERCENTILES, Outcome, summarise
 from benchmarks.spec import BenchSpec, Level
 
 
@@ -126,13 +127,11 @@ class LoadClient:
         self._conns, self._procs = [], []
 
     def run_level(self, args: argparse.Namespace, log_path: Path,
-                  level: dict[str, Any] | None = None) -> dict[str, Any]:
+                  level: dict[str, Any]) -> dict[str, Any]:
         """One level; its console report goes to `log_path` (one file per process).
         `client_cpu_s` is the client's CPU over the level, `client_busiest_cpu_s` that of
         its busiest process (a process near one core is saturated)."""
         if self.processes == 1:
-            import time
-
             before = time.process_time()
             result = _run_main(args, log_path)
             out = _finish(normalise(result), args)
@@ -154,10 +153,7 @@ class LoadClient:
             self._barrier.reset()  # usable again for the next level
             raise RuntimeError(f"client process failed: {failures[0]}")
         parts, cpu = [reply[1] for reply in replies], [reply[2] for reply in replies]
-        merged = merge(parts, level or {"concurrency": args.max_concurrency,
-                                        "rate": None if not math.isfinite(args.request_rate)
-                                        else args.request_rate})
-        out = _finish(merged, args)
+        out = _finish(merge(parts, level), args)
         out["client_cpu_s"] = round(sum(cpu), 3)
         out["client_busiest_cpu_s"] = round(max(cpu), 3)
         out["client_processes"] = self.processes
@@ -180,8 +176,6 @@ def _finish(out: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
 
 def _client_process(conn: Any, barrier: Any) -> None:
     """One client process: runs the levels it is sent until it is sent None."""
-    import time
-
     import vllm.benchmarks.serve  # noqa: F401  (imported once, before any level's clock)
 
     while (job := conn.recv()) is not None:
@@ -219,13 +213,10 @@ def merge(parts: list[dict[str, Any]], level: dict[str, Any]) -> dict[str, Any]:
     The duration is the wall time of the whole load, first request sent to last finished
     (perf_counter is the system-wide monotonic clock), so a late-starting process lowers
     throughput rather than inflating it."""
-    from benchmarks.metrics import Outcome, summarise
-
     outcomes: list[Outcome] = []
     prompt_lens: list[int] = []
-    starts: list[float] = []
     ends: list[float] = []
-    first_starts = []
+    first_starts = []  # each part's first request
     for part in parts:
         rows = zip(part["start_times"], part["latencies"], part["ttfts"], part["itls"],
                    part["output_lens"], part["input_lens"], part["errors"], strict=True)
@@ -238,13 +229,12 @@ def merge(parts: list[dict[str, Any]], level: dict[str, Any]) -> dict[str, Any]:
             part_starts.append(start)
             if ok:
                 ends.append(start + latency)
-        starts += part_starts
         if part_starts:
             first_starts.append(min(part_starts))
     if not ends:
         duration = max(float(part["duration"]) for part in parts)
     else:
-        duration = max(ends) - min(starts)
+        duration = max(ends) - min(first_starts)
     out = summarise(outcomes, prompt_lens, duration, level)
     # content events the client saw per output token (1.0: a token per event; below it,
     # the server coalesced tokens into fewer events)

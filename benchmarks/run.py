@@ -246,7 +246,8 @@ class Runner:
         level = Level(num_prompts=top.concurrency or 1, concurrency=top.concurrency)
         args = loadgen.bench_args(self.spec, level, base_url=upstream.base_url,
                                   served_name=upstream.served_name, dataset=self.dataset)
-        self.client.run_level(args, self.raw / f"upstream-r{repeat}-warmup.log")
+        self.client.run_level(args, self.raw / f"upstream-r{repeat}-warmup.log",
+                              level_dict(level))
 
     def run_arm(self, arm: str, repeat: int, upstream: arms.Serving | None = None) -> None:
         log = self.raw / f"{arm}-r{repeat}.log"

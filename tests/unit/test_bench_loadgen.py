@@ -117,4 +117,5 @@ def test_a_client_process_that_died_is_named_not_waited_for() -> None:
         client._procs[1].kill()
         client._procs[1].join(timeout=10)
         with pytest.raises(RuntimeError, match="client process exited"):
-            client.run_level(args, Path("/tmp/unused.log"))  # type: ignore[arg-type]
+            client.run_level(args, Path("/tmp/unused.log"),  # type: ignore[arg-type]
+                             {"concurrency": 2})
