@@ -24,6 +24,7 @@ import yaml
 from engines.config import SAMPLING_FIELDS, EngineConfig, RemoteConfig
 from engines.placement import parse_gpus
 from router.classify.config import SIGNAL_NAMES, RecognitionConfig
+from router.http.pacing import PACING_MODES
 
 __all__ = ["EngineConfig"]  # built here from routes.yaml; the engine layer owns the type
 
@@ -336,8 +337,9 @@ def _parse_server(raw: Any) -> ServerConfig:
         raise ConfigError("server.record_queue_lines", "must be >= 1")
     if values.get("log_format", "console") not in ("console", "json"):
         raise ConfigError("server.log_format", "must be 'console' or 'json'")
-    if values.get("stream_pacing", "lag") not in ("lag", "off"):
-        raise ConfigError("server.stream_pacing", "must be 'lag' or 'off'")
+    if values.get("stream_pacing", "lag") not in PACING_MODES:
+        raise ConfigError("server.stream_pacing",
+                          "must be " + " or ".join(repr(mode) for mode in PACING_MODES))
     return ServerConfig(**values)
 
 

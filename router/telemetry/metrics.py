@@ -28,10 +28,10 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"  # Prometheus text for
 
 _LABELS = ("route", "variant", "engine", "traffic")
 # Seconds; CPU engines answer in seconds, GPU engines in tens of milliseconds.
-# the gateway's own part: sub-millisecond when idle, tens of ms when a wave queues
+_LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160, 320)
+# The gateway's own part: sub-millisecond when idle, tens of ms when a wave queues.
 _TO_ENGINE_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
                       5, 10, 30)
-_LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160, 320)
 _TPOT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56)
 ENGINE_STATES = ("starting", "ready", "failed", "draining", "stopped")
 
