@@ -37,7 +37,9 @@ from benchmarks.spec import BenchSpec, cli_flags
 # The front-end arms share one upstream per repeat (Runner.run_front).
 FRONT_ARMS = ("upstream", "litellm", "switchboard-remote")
 DEFAULT_ARMS = ("direct", "vllm", "switchboard", "switchboard-2")  # a plain `benchmarks.run`
-ARMS = (*DEFAULT_ARMS, *FRONT_ARMS)
+# The one-route gateway with server.api_processes = spec.api_processes (shared engine cores).
+MULTI_PROCESS_ARM = "switchboard-mp"
+ARMS = (*DEFAULT_ARMS, MULTI_PROCESS_ARM, *FRONT_ARMS)
 HTTP_ARMS = ARMS[1:]
 # The upstream's dev routes (POST /reset_prefix_cache) let every front-end arm start on a cold
 # prefix cache, as a freshly started server would; they add nothing to the request path.
@@ -133,6 +135,8 @@ def server_command(arm: str, spec: BenchSpec, port: int, workdir: Path,
     path = workdir / f"{arm}-routes.yaml"
     config = (remote_gateway_config(spec, upstream, port) if arm == "switchboard-remote"
               else gateway_config(spec, two, port))
+    if arm == MULTI_PROCESS_ARM:
+        config["server"]["api_processes"] = spec.api_processes
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     # `-m router.cli`, not a console script: engine cores start with `spawn`, which re-imports
     # the main module, and only a guarded one is safe to import.

@@ -14,13 +14,17 @@ METRICS = (
 )  # fmt: skip
 ARM_TITLES = {
     "direct": "direct AsyncLLM", "vllm": "vllm serve", "switchboard": "switchboard, 1 route",
+    "switchboard-mp": "switchboard, 1 route, N API processes",
     "switchboard-2": "switchboard, 2 engines (auto, mixed)",
     "upstream": "upstream vllm serve (bare)", "litellm": "LiteLLM proxy → upstream",
     "switchboard-remote": "switchboard, remote engine → upstream",
 }
 # The front-end arms, each compared with the bare upstream they all sit in front of.
 FRONT_ENDS = ("switchboard-remote", "litellm")
-SERVERS = ("vllm", "switchboard", "switchboard-2")  # HTTP arms serving their own engines
+SERVERS = ("vllm", "switchboard", "switchboard-mp", "switchboard-2")
+# The gateway arms whose ratios to the peers are reported and checked against the targets.
+MULTI_PROCESS_ARM = "switchboard-mp"
+GATEWAY_ARMS = ("switchboard", MULTI_PROCESS_ARM)  # HTTP arms serving their own engines
 # (metric, how: ratio to the upstream or milliseconds added, levels, op, bound per arm);
 # issue 15: switchboard(remote) >= 0.97x the upstream's output tok/s at 32 and 64 streams and
 # <= +2 ms TTFT p50 at 1 stream. LiteLLM's same figures are reported, with no target.
@@ -100,8 +104,9 @@ def ratios(summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
 
 
 def check_targets(summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
-                  labels: Sequence[str], preset: str = "cpu") -> list[dict[str, Any]]:
-    table = ratios(summary)
+                  labels: Sequence[str], preset: str = "cpu",
+                  arm: str = "switchboard") -> list[dict[str, Any]]:
+    table = ratios(summary, arm)
     checks = []
     for label in labels:
         for metric, peer, op, bound in TARGETS.get(preset, TARGETS["cpu"]):
@@ -256,8 +261,9 @@ def arms_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
     return "\n".join(lines)
 
 
-def ratios_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
-    table = ratios(summary)
+def ratios_table(summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
+                 arm: str = "switchboard") -> str:
+    table = ratios(summary, arm)
     lines = ["| switchboard ÷ | load | out tok/s | req/s | TTFT p50 | TTFT p99 | TPOT p50 "
              "| ITL p50 | E2E p50 | E2E p99 |", "|" + " --- |" * 10]
     for peer, rows in table.items():
@@ -307,6 +313,8 @@ def markdown(meta: Mapping[str, Any], summary: Mapping[str, Mapping[str, Mapping
              f"- engine args (every arm): `{meta['engine_args']}`",
              *([f"- switchboard server settings: `{meta['server_settings']}`"]
                if meta.get("server_settings") else []),
+             *([f"- {ARM_TITLES[MULTI_PROCESS_ARM]}: `server.api_processes: "
+                f"{meta.get('api_processes')}`"] if MULTI_PROCESS_ARM in summary else []),
              f"- load: vLLM's `vllm.benchmarks.serve` (openai-chat, random dataset "
              f"{meta['input_len']} in / {meta['output_len']} out tokens, ignore_eos, seed "
              f"{meta['seed']})" + ("; two-engine arm: mixed QA + translation prompts, "
@@ -324,11 +332,14 @@ def markdown(meta: Mapping[str, Any], summary: Mapping[str, Mapping[str, Mapping
                   "the text because the usage chunk came with a `choices` entry, "
                   "undercounting; its own figures are in the JSON as "
                   f"`output_throughput_counted`): {', '.join(recounted)}.", ""]
-    if "switchboard" in summary:
-        parts += ["## Ratios", "", ratios_table(summary), ""]
+    for arm in GATEWAY_ARMS:
+        if arm not in summary:
+            continue
+        title = "" if arm == "switchboard" else f" — {ARM_TITLES[arm]}"
+        parts += [f"## Ratios{title}", "", ratios_table(summary, arm), ""]
         if concurrency:
-            checks = check_targets(summary, concurrency, meta.get("preset", "cpu"))
-            parts += ["## Targets", "", targets_table(checks), ""]
+            checks = check_targets(summary, concurrency, meta.get("preset", "cpu"), arm)
+            parts += [f"## Targets{title}", "", targets_table(checks), ""]
     servers = [arm for arm in SERVERS if any(row.get("server_cpu_s_per_1k_tokens") is not None
                                              for row in summary.get(arm, {}).values())]
     if servers:

@@ -64,6 +64,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="override/add an engine arg for every arm (JSON values)")
     p.add_argument("--server-setting", action="append", default=[], metavar="KEY=VALUE",
                    help="a routes.yaml server: setting of the switchboard arms (JSON values)")
+    p.add_argument("--api-processes", type=int, default=4,
+                   help="server.api_processes of the switchboard-mp arm")
     p.add_argument("--input-len", type=int, default=128)
     p.add_argument("--output-len", type=int, default=64)
     p.add_argument("--long-output-len", type=int,
@@ -120,6 +122,7 @@ def build_spec(args: argparse.Namespace, preset: dict[str, Any]) -> BenchSpec:
         repeats=1 if args.quick and args.repeats is None else (args.repeats or preset["repeats"]),
         arms=wanted, server_settings=dict(parse_engine_arg(item) for item in args.server_setting),
         client_processes=args.client_processes or preset.get("client_processes", 1),
+        api_processes=args.api_processes,
     )
 
 
@@ -356,8 +359,13 @@ def write_report(raw: Path, out: Path, name: str) -> Path:
     images = plots.plot(summary, out, name, meta["title"]) if summary else []
     labels = report.target_levels(summary.get("switchboard", {}))
     checks = report.check_targets(summary, labels, meta.get("preset", "cpu"))
+    multi = report.MULTI_PROCESS_ARM
     doc = {"meta": meta, "spec": spec, "summary": summary, "ratios": report.ratios(summary),
-           "targets": checks, "front_targets": report.front_checks(summary), "overhead": over,
+           "targets": checks,
+           **({"ratios_mp": report.ratios(summary, multi),
+               "targets_mp": report.check_targets(summary, labels, meta.get("preset", "cpu"),
+                                                  multi)} if multi in summary else {}),
+           "front_targets": report.front_checks(summary), "overhead": over,
            "startup_s": {r["arm"]: r["startup_s"] for r in runs}}
     (out / f"{name}.json").write_text(json.dumps(doc, indent=1, sort_keys=True))
     md = out / f"{name}.md"

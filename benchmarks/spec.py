@@ -60,6 +60,8 @@ class BenchSpec:
     client_processes: int = 1
     # routes.yaml `server:` settings of the switchboard arms (e.g. stream_pacing)
     server_settings: Mapping[str, Any] = field(default_factory=dict)
+    # server.api_processes of the `switchboard-mp` arm (engine cores shared by N processes)
+    api_processes: int = 4
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)

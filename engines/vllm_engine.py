@@ -31,6 +31,7 @@ from engines.config import SAMPLING_FIELDS, EngineConfig
 from engines.errors import EngineDeadError, EngineNotReadyError, EngineRequestError
 from engines.placement import ENGINE_START_LOCK, configured_gpus, data_parallel_ranks
 from engines.protocol import EngineStats, GenerationChunk, GenerationRequest, PreparedPrompt
+from engines.shared_cores import CoreAttachment
 from engines.sources import is_builtin, resolve_model
 from engines.vllm_compat import VllmShape, engine_pids, fresh_sampling_params, probe
 from engines.vllm_stats import SchedulerSnapshot, stat_logger_factory
@@ -69,7 +70,10 @@ def async_engine_arg_names() -> frozenset[str]:
     return frozenset(f.name for f in dataclasses.fields(AsyncEngineArgs)) - {"model"}
 
 
-def build_engine_args(config: EngineConfig, model_path: str) -> Any:
+def build_engine_args(config: EngineConfig, model_path: str, api_processes: int = 1,
+                      rank: int = 0) -> Any:
+    """AsyncEngineArgs from routes.yaml; with several API processes sharing the cores,
+    vLLM's own count and rank of this process (-1: the process that launches the cores)."""
     from vllm.engine.arg_utils import AsyncEngineArgs
 
     args = dict(config.engine_args)
@@ -81,7 +85,11 @@ def build_engine_args(config: EngineConfig, model_path: str) -> Any:
     args.setdefault("disable_log_stats", True)
     if "served_model_name" not in args:
         args["served_model_name"] = config.name
-    return AsyncEngineArgs(model=model_path, **args)
+    engine_args = AsyncEngineArgs(model=model_path, **args)
+    if api_processes > 1:  # what `vllm serve --api-server-count` sets
+        engine_args._api_process_count = api_processes
+        engine_args._api_process_rank = rank
+    return engine_args
 
 
 def profiles_device_memory() -> bool:
@@ -101,6 +109,22 @@ def build_async_llm(config: EngineConfig, engine_args: Any, stat_loggers: list[A
     with ENGINE_START_LOCK.for_start(configured_gpus(config), config.engine_args,
                                      profiles_device=profiles_device_memory()):
         return AsyncLLM.from_engine_args(engine_args, stat_loggers=stat_loggers)
+
+
+def attach_async_llm(engine_args: Any, attachment: CoreAttachment,
+                     stat_loggers: list[Any]) -> Any:
+    """An AsyncLLM client on cores another process launched (engines.shared_cores)."""
+    from vllm.usage.usage_lib import UsageContext
+    from vllm.v1.engine.async_llm import AsyncLLM
+
+    vllm_config = engine_args.create_engine_config(usage_context=UsageContext.OPENAI_API_SERVER)
+    return AsyncLLM.from_vllm_config(
+        vllm_config, usage_context=UsageContext.OPENAI_API_SERVER, stat_loggers=stat_loggers,
+        enable_log_requests=engine_args.enable_log_requests,
+        disable_log_stats=engine_args.disable_log_stats,
+        client_addresses=dict(attachment.client_addresses),
+        client_count=attachment.client_count, client_index=attachment.client_index,
+    )
 
 
 def admission_seqs(vllm_config: Any) -> int:
@@ -153,8 +177,11 @@ def _dead_error_types() -> tuple[type[BaseException], ...]:
 class VllmEngine:
     recovers = False  # an engine core that died stays dead; a reload restarts it
 
-    def __init__(self, config: EngineConfig) -> None:
+    def __init__(self, config: EngineConfig, attachment: CoreAttachment | None = None) -> None:
         self._config = config
+        # Set: the engine's cores run under another process (engines.shared_cores) and this
+        # is one of their API-process clients.
+        self._attachment = attachment
         self._llm: Any = None
         self._tokenizer: Any = None
         self._encoder: BatchEncoder | None = None
@@ -193,10 +220,15 @@ class VllmEngine:
         os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
         os.environ.setdefault(MULTIPROC_ENV, "spawn")
         model_path = self._config.model
-        if is_builtin(model_path):
+        if self._attachment is not None:  # the launching process resolved it already
+            model_path = self._attachment.model_path
+        elif is_builtin(model_path):
             # Preparing a built-in model is CPU work; keep the event loop free meanwhile.
             model_path = await asyncio.to_thread(resolve_model, model_path)
-        engine_args = build_engine_args(self._config, model_path)
+        attachment = self._attachment
+        engine_args = (build_engine_args(self._config, model_path) if attachment is None else
+                       build_engine_args(self._config, model_path, attachment.client_count,
+                                         attachment.client_index))
 
         from vllm import SamplingParams, __version__
         from vllm.sampling_params import RequestOutputKind
@@ -211,8 +243,10 @@ class VllmEngine:
         # engines start at once. The build is kept so that a start cancelled meanwhile (SIGTERM
         # during start-up, a cancelled reload) still shuts down what the thread goes on to
         # build, instead of orphaning its engine-core process.
-        self._building = asyncio.get_running_loop().run_in_executor(
-            None, functools.partial(build_async_llm, self._config, engine_args, loggers))
+        build = (functools.partial(build_async_llm, self._config, engine_args, loggers)
+                 if attachment is None else
+                 functools.partial(attach_async_llm, engine_args, attachment, loggers))
+        self._building = asyncio.get_running_loop().run_in_executor(None, build)
         self._llm = await asyncio.shield(self._building)
         self._building = None
         try:

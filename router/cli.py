@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import gc
 import os
 import sys
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from router.config import ConfigError, GatewayConfig, load_config
 
@@ -31,67 +28,46 @@ def _engine_arg_names() -> frozenset[str] | None:
         return None
 
 
+def load_for_serving(path: str) -> GatewayConfig:
+    """routes.yaml as `serve` reads it: engine_args names checked against this vLLM."""
+    return _load(path)
+
+
 def _load(path: str, check_engine_args: bool = True) -> GatewayConfig:
     names = _engine_arg_names() if check_engine_args else None
     return load_config(path, engine_arg_names=names)
 
 
-def event_loop_runner() -> Callable[[Coroutine[Any, Any, None]], None]:
-    """uvloop where it is installed (uvicorn[standard] brings it): the gateway's loop writes
-    one SSE event per token per stream, and uvloop's transports make that cheaper."""
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.run
-    return uvloop.run
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
     from engines import factory
-    from router.gateway import Gateway
-    from router.http.app import EngineStartError, build_app
     from router.logs import configure_logging
-    from router.server import GatewayServer
+    from router.server import serve_gateway
 
     config = _load(args.config)
     server_cfg = config.server
-    configure_logging(args.log_format or server_cfg.log_format, server_cfg.log_level)
+    log_format = args.log_format or server_cfg.log_format
+    configure_logging(log_format, server_cfg.log_level)
     os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
     host = args.host or server_cfg.host
     port = args.port or server_cfg.port
-    import uvicorn
+    if server_cfg.api_processes > 1:
+        if args.watch:
+            print("switchboard: --watch reloads routes.yaml, which needs "
+                  "server.api_processes: 1", file=sys.stderr)
+            return 2
+        from router.processes import ApiProcessSpec, serve_api_processes
 
-    holder: list[GatewayServer] = []
-    start_error: list[BaseException] = []
+        spec = ApiProcessSpec(config_path=args.config, config_digest=config.digest,
+                              host=host, port=port, log_format=log_format)
+        return serve_api_processes(config, spec)
 
-    def on_state(gateway: Gateway) -> None:
-        holder[0].attach(gateway)
-        # Everything built so far (engines, tokenizers, language models) lives as long as the
-        # process: keep it out of the collector's scans, as vLLM's own server does.
-        gc.collect()
-        gc.freeze()
+    def ready(engines: list[str]) -> None:
         print(f"switchboard ready on http://{host}:{port} "
-              f"(routes: {', '.join(config.routes)}; "
-              f"engines: {', '.join(gateway.ready_engines())})", flush=True)
+              f"(routes: {', '.join(config.routes)}; engines: {', '.join(engines)})",
+              flush=True)
 
-    app = build_app(config, factory.build_engine, on_state=on_state, config_loader=_load,
-                    watch=args.watch, on_start_error=start_error.append)
-    uv_config = uvicorn.Config(
-        app, host=host, port=port, log_config=None, access_log=False,
-        timeout_graceful_shutdown=1, lifespan="on",
-    )
-    server = GatewayServer(uv_config, shutdown_timeout_s=server_cfg.shutdown_timeout_s)
-    holder.append(server)
-    with contextlib.suppress(SystemExit):  # uvicorn exits when the lifespan fails; see below
-        event_loop_runner()(server.serve())
-    if not server.started:  # the lifespan failed: no engine or no gateway to serve with
-        cause = start_error[0] if start_error else None
-        if isinstance(cause, EngineStartError):
-            print(f"switchboard: {cause}", file=sys.stderr)
-        else:
-            print(f"switchboard: start-up failed: {cause!r}", file=sys.stderr)
-        return 3
-    return 0
+    return serve_gateway(config, factory.build_engine, _load, host, port, on_ready=ready,
+                         watch=args.watch)
 
 
 def cmd_check(args: argparse.Namespace, inventory: Inventory | None = None) -> int:

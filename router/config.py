@@ -97,7 +97,12 @@ class ServerConfig:
     # While the event loop is behind, streams wait about its lag between events so that
     # tokens merge (router/http/pacing.py): "lag", or "off" (every output its own event).
     stream_pacing: str = "lag"
+    # HTTP front-end processes sharing each vLLM engine's core (vLLM's multi-API-server
+    # design): the gateway's per-token work is spread over them. 1: one process, as before.
+    api_processes: int = 1
 
+
+MAX_API_PROCESSES = 64
 
 DEFAULT_TIERS: Mapping[str, int] = {"vip": -10, "standard": 0}
 
@@ -337,6 +342,8 @@ def _parse_server(raw: Any) -> ServerConfig:
         raise ConfigError("server.record_queue_lines", "must be >= 1")
     if values.get("log_format", "console") not in ("console", "json"):
         raise ConfigError("server.log_format", "must be 'console' or 'json'")
+    if not 1 <= values.get("api_processes", 1) <= MAX_API_PROCESSES:
+        raise ConfigError("server.api_processes", f"must be 1 to {MAX_API_PROCESSES}")
     if values.get("stream_pacing", "lag") not in PACING_MODES:
         raise ConfigError("server.stream_pacing",
                           "must be " + " or ".join(repr(mode) for mode in PACING_MODES))

@@ -54,7 +54,7 @@ WARMUP_PROMPT = [{"role": "user", "content": "Hello"}]
 class ReloadError(Exception):
     def __init__(self, message: str, kind: str) -> None:
         super().__init__(message)
-        self.kind = kind  # "invalid_config" | "memory" | "engine_failed"
+        self.kind = kind  # "invalid_config" | "memory" | "engine_failed" | "unavailable"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,8 +111,12 @@ ConfigLoader = Callable[[str], GatewayConfig]
 
 
 class Reloader:
-    def __init__(self, gateway: Gateway, load: ConfigLoader, drain_timeout_s: float) -> None:
+    def __init__(self, gateway: Gateway, load: ConfigLoader, drain_timeout_s: float,
+                 refusal: str | None = None) -> None:
         self.gateway = gateway
+        # Set: this gateway cannot reload (several API processes share its engines' cores),
+        # and every reload fails with this reason, changing nothing.
+        self.refusal = refusal
         self.load = load
         self.drain_timeout_s = drain_timeout_s
         self.loaded_at = time.time()
@@ -140,6 +144,8 @@ class Reloader:
             result = ReloadResult(ok=False, trigger=trigger, started_at=time.time())
             started = time.monotonic()
             try:
+                if self.refusal is not None:
+                    raise ReloadError(self.refusal, "unavailable")
                 await self._apply(path or self.gateway.snapshot.config.source_path, strategy,
                                   result)
                 result.ok = True

@@ -37,6 +37,10 @@ def _engines(gateway: Gateway) -> dict[str, dict[str, object]]:
     return states
 
 
+# A config that does not validate: 422; a gateway that cannot reload at all: 409; else 503.
+_RELOAD_FAILURE_STATUS = {"invalid_config": 422, "unavailable": 409}
+
+
 async def admin_reload(request: Request) -> Response:
     """POST /admin/reload[?strategy=auto|coexist|in_place]: re-read routes.yaml and apply it."""
     reloader: Reloader = request.state.reloader
@@ -45,7 +49,7 @@ async def admin_reload(request: Request) -> Response:
         raise InvalidRequestError(f"strategy must be one of {', '.join(STRATEGIES)}",
                                   param="strategy")
     result = await reloader.reload("POST /admin/reload", strategy=strategy)
-    status = 200 if result.ok else (422 if result.error_kind == "invalid_config" else 503)
+    status = 200 if result.ok else _RELOAD_FAILURE_STATUS.get(result.error_kind or "", 503)
     return json_response(result.as_dict(), status)
 
 

@@ -146,12 +146,14 @@ def build_app(
     watch: bool = False,
     on_start_error: Callable[[BaseException], None] | None = None,
     make_tracing: Callable[[TracingConfig], Tracing | None] = Tracing.from_config,
+    reload_refusal: str | None = None,
 ) -> Starlette:
     """Build the gateway. `on_state` receives the gateway once its engines are up (the
     server uses it to drain on SIGTERM; tests use it to reach the engines);
     `on_start_error` what stopped the start-up (uvicorn only logs it).
     `config_loader` re-reads routes.yaml on reload; `watch` reloads when the file changes;
-    `make_tracing` builds tracing from routes.yaml's `tracing:` (tests give their exporter)."""
+    `make_tracing` builds tracing from routes.yaml's `tracing:` (tests give their exporter);
+    `reload_refusal`, when set, is why this gateway cannot reload (every reload says it)."""
     # Read now, so that a bad auth section fails before any engine starts.
     keys = KeyStore.from_config(config.auth) if config.auth.enabled else None
 
@@ -185,7 +187,8 @@ def build_app(
         gateway.tracing = tracing
         gateway.metrics.watch_engines(gateway.engine_snapshots)
         reloader = Reloader(gateway, config_loader or load_config,
-                            drain_timeout_s=config.server.reload_drain_timeout_s)
+                            drain_timeout_s=config.server.reload_drain_timeout_s,
+                            refusal=reload_refusal)
         install_sighup(gateway, reloader)
         if watch and config.source_path:
             gateway.spawn(watch_file(reloader, config.source_path), name="watch-config")

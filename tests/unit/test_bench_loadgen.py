@@ -119,3 +119,21 @@ def test_a_client_process_that_died_is_named_not_waited_for() -> None:
         with pytest.raises(RuntimeError, match="client process exited"):
             client.run_level(args, Path("/tmp/unused.log"),  # type: ignore[arg-type]
                              {"concurrency": 2})
+
+
+def test_the_multi_process_arm_runs_the_gateway_with_api_processes(tmp_path: Path) -> None:
+    import yaml
+
+    from benchmarks import arms
+    from benchmarks.run import build_spec, parse_args
+
+    args = parse_args(["--model", "/models/m", "--arms", "switchboard,switchboard-mp",
+                       "--api-processes", "3"])
+    spec = build_spec(args, {"concurrency": "8", "rate": 0.0, "repeats": 1, "per_stream": 2,
+                             "min_prompts": 8, "engine_args": {}, "lock": ""})
+    argv, served = arms.server_command("switchboard-mp", spec, 9002, tmp_path)
+    written = yaml.safe_load((tmp_path / "switchboard-mp-routes.yaml").read_text())
+    assert written["server"]["api_processes"] == 3 and served == "qa"
+    arms.server_command("switchboard", spec, 9003, tmp_path)
+    one = yaml.safe_load((tmp_path / "switchboard-routes.yaml").read_text())
+    assert "api_processes" not in one["server"]

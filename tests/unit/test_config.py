@@ -129,6 +129,11 @@ def test_several_routes_may_share_an_engine() -> None:
             "engines: {qa: {model: m}}\nroutes: {qa: {engine: qa}}\n",
             "server.stream_pacing: must be 'lag' or 'off'",
         ),
+        (
+            "server: {api_processes: 0}\n"
+            "engines: {qa: {model: m}}\nroutes: {qa: {engine: qa}}\n",
+            "server.api_processes: must be 1 to 64",
+        ),
     ],
 )
 def test_errors_name_their_yaml_path(text: str, message: str) -> None:

@@ -333,3 +333,27 @@ def test_gateway_only_engine_fields_do_not_restart_engines(
                                  "engine_args: {max_model_len: 99}}"))
     status, body = reload(client)
     assert body["changes"]["engines"]["changed"] == ["qa"]  # engine_args do restart it
+
+
+def test_a_gateway_that_cannot_reload_answers_409_and_changes_nothing(tmp_path: Path) -> None:
+    """Several API processes share the engines' cores (server.api_processes): a reload in
+    one of them would start engines of its own, so every reload is refused, saying why."""
+    from router.config import load_config
+    from router.http.app import build_app
+    from tests.unit.fakes import FakeGateway
+
+    path = tmp_path / "routes.yaml"
+    path.write_text(BASE)
+    gateway = FakeGateway(load_config(path))
+    app = build_app(gateway.config, gateway.factory, on_state=gateway.on_state,
+                    reload_refusal="several API processes share the cores; restart instead")
+    with TestClient(app) as client:
+        before = list(gateway.built)
+        path.write_text(BASE.replace("fake-mt-v1", "fake-mt-v2"))
+        status, body = reload(client)
+        assert status == 409
+        assert body["error_kind"] == "unavailable"
+        assert body["error"] == "several API processes share the cores; restart instead"
+        assert gateway.built == before
+        answer = client.post("/v1/chat/completions", json=CHAT)
+        assert answer.status_code == 200 and answer.json()["model"] == "mt"  # the old engine

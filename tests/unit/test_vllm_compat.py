@@ -12,6 +12,7 @@ from engines.vllm_compat import (
     VllmIncompatibleError,
     engine_pids,
     fresh_sampling_params,
+    launch_shared_cores,
     probe,
     token_prompt_factory,
 )
@@ -104,3 +105,95 @@ def test_a_sampling_params_class_without_skip_clone_is_used_as_it_is() -> None:
             self.kwargs = kwargs
 
     assert fresh_sampling_params(OldParams) is OldParams
+
+
+# -- launching engine cores shared by several API processes -------------------------------------
+
+class _Addresses:
+    def __init__(self, inputs: list[str], outputs: list[str]) -> None:
+        self.inputs, self.outputs = inputs, outputs
+
+
+class _Coordinator:
+    def get_stats_publish_address(self) -> str:
+        return "ipc:///stats"
+
+
+def _utils_026(calls: list[tuple[object, ...]]) -> SimpleNamespace:
+    """0.26: addresses from get_engine_zmq_addresses; the launcher takes the client count
+    and yields a tuple."""
+    import contextlib
+
+    def get_engine_zmq_addresses(vllm_config: object, num_api_servers: int = 1) -> _Addresses:
+        return _Addresses([f"ipc:///in{i}" for i in range(num_api_servers)],
+                          [f"ipc:///out{i}" for i in range(num_api_servers)])
+
+    @contextlib.contextmanager
+    def launch_core_engines(vllm_config: object, executor_class: object, log_stats: bool,
+                            addresses: _Addresses, num_api_servers: int = 1):  # type: ignore[no-untyped-def]
+        calls.append(("launch", num_api_servers, tuple(addresses.inputs)))
+        yield "manager", _Coordinator(), addresses, None
+        calls.append(("waited",))
+
+    return SimpleNamespace(get_engine_zmq_addresses=get_engine_zmq_addresses,
+                           launch_core_engines=launch_core_engines)
+
+
+def _utils_03x(calls: list[tuple[object, ...]]) -> SimpleNamespace:
+    """0.3x: bind addresses, EngineZmqAddresses, and a CoreEngineLaunch yielded."""
+    import contextlib
+
+    def get_engine_zmq_bind_addresses(vllm_config: object, num_api_servers: int = 1
+                                      ) -> _Addresses:
+        return _Addresses([f"ipc:///in{i}" for i in range(num_api_servers)],
+                          [f"ipc:///out{i}" for i in range(num_api_servers)])
+
+    @contextlib.contextmanager
+    def launch_core_engines(vllm_config: object, executor_class: object, log_stats: bool,
+                            addresses: _Addresses):  # type: ignore[no-untyped-def]
+        calls.append(("launch", type(addresses).__name__, tuple(addresses.inputs)))
+        yield SimpleNamespace(engine_manager="manager", coordinator=None, addresses=addresses)
+        calls.append(("waited",))
+
+    return SimpleNamespace(get_engine_zmq_bind_addresses=get_engine_zmq_bind_addresses,
+                           EngineZmqAddresses=_Addresses,
+                           launch_core_engines=launch_core_engines)
+
+
+def test_shared_cores_launch_through_vllm_026s_launcher() -> None:
+    calls: list[tuple[object, ...]] = []
+    with launch_shared_cores("config", "executor", False, 3, _utils_026(calls), "0.26.0") as got:
+        assert calls == [("launch", 3, ("ipc:///in0", "ipc:///in1", "ipc:///in2"))]
+    assert calls[-1] == ("waited",)  # leaving the block waits for the cores
+    assert got.manager == "manager"
+    assert got.client_addresses(2) == {"input_address": "ipc:///in2",
+                                       "output_address": "ipc:///out2",
+                                       "stats_update_address": "ipc:///stats"}
+
+
+def test_shared_cores_launch_through_vllm_03x_launcher() -> None:
+    calls: list[tuple[object, ...]] = []
+    with launch_shared_cores("config", "executor", True, 2, _utils_03x(calls), "0.32.0") as got:
+        assert calls == [("launch", "_Addresses", ("ipc:///in0", "ipc:///in1"))]
+    assert calls[-1] == ("waited",)
+    assert got.client_addresses(1) == {"input_address": "ipc:///in1",
+                                       "output_address": "ipc:///out1"}
+
+
+def test_an_unknown_launcher_fails_naming_the_version() -> None:
+    def launch_core_engines(vllm_config: object, something_else: object) -> None:
+        raise AssertionError("never called")
+
+    for utils in (SimpleNamespace(), SimpleNamespace(launch_core_engines=launch_core_engines)):
+        with pytest.raises(VllmIncompatibleError, match=r"vLLM 9\.9.*api_processes: 1"), \
+                launch_shared_cores("c", "e", False, 2, utils, "9.9"):
+            pass
+
+
+def test_the_installed_vllm_has_a_known_launcher_shape() -> None:
+    utils = pytest.importorskip("vllm.v1.engine.utils")
+    from vllm import __version__
+
+    from engines.vllm_compat import _launch_shape
+
+    assert _launch_shape(utils, __version__) in ("0.26", "0.3x")

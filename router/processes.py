@@ -1,0 +1,264 @@
+"""`switchboard serve` with `server.api_processes: N` > 1: one supervising process, the
+vLLM engine cores it launches once (engines.shared_cores), and N API processes that each
+run the whole gateway on one shared listening socket.
+
+The supervisor owns the processes: it holds the port, starts the cores, spawns the API
+processes, prints the ready line once every one of them is up, and on SIGTERM/SIGINT passes
+the signal on (each API process drains as with one process), waits for them, then stops the
+cores. An API process that exits on its own stops the rest and the gateway exits non-zero,
+naming it: the kernel would otherwise keep handing it connections.
+
+Per API process, not shared: rate-limit counters, /metrics and /admin/status, the A/B
+tallies. Reloads are refused (409): an API process cannot restart cores it does not own.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import socket
+import sys
+import time
+from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from types import FrameType
+
+import structlog
+
+from engines.config import EngineConfig
+from engines.protocol import Engine
+from engines.shared_cores import CoreAttachment, SharedCores, shares_core
+from router.config import GatewayConfig
+
+log = structlog.get_logger("switchboard.processes")
+
+RELOAD_REFUSAL = ("this gateway runs several API processes (server.api_processes) that share "
+                  "its engines' cores; apply a new routes.yaml by restarting it")
+# Beyond server.shutdown_timeout_s: an API process's own engine and server shutdown.
+EXIT_GRACE_S = 20.0
+POLL_S = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class ApiProcessSpec:
+    """What every API process is told (picklable)."""
+
+    config_path: str
+    config_digest: str  # the file must still be what the supervisor read
+    host: str
+    port: int
+    log_format: str
+
+
+def port_socket(host: str, port: int, listen: bool) -> socket.socket:
+    """A SO_REUSEPORT socket on host:port. The supervisor binds one without listening, which
+    holds the port (and fails early when it is taken); each API process listens on its own,
+    and the kernel spreads new connections over them evenly (one shared socket would let
+    whichever process wakes first take a whole burst of connections)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try:
+        sock.bind((host, port))
+        if listen:
+            sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+class _Stop(Exception):
+    """A signal arrived while the supervisor was starting."""
+
+
+def serve_api_processes(config: GatewayConfig, spec: ApiProcessSpec) -> int:
+    count = config.server.api_processes
+    stop_signals: list[int] = []
+    starting = True
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop_signals.append(signum)
+        if starting and len(stop_signals) == 1:
+            raise _Stop  # out of the (blocking) core start-up
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        sock = port_socket(spec.host, spec.port, listen=False)
+    except OSError as exc:
+        print(f"switchboard: cannot bind {spec.host}:{spec.port}: {exc}", file=sys.stderr)
+        return 3
+    spec = replace(spec, port=sock.getsockname()[1])  # port 0: the one the kernel chose
+    cores = SharedCores(config.engines.values(), count)
+    processes: list[BaseProcess] = []
+    try:
+        try:
+            cores.start()
+        except _Stop:
+            log.info("start_interrupted")
+            return 0
+        except Exception as exc:
+            print(f"switchboard: {exc}", file=sys.stderr)
+            return 3
+        try:
+            engines = _wait_ready(*_spawn(spec, cores, count, processes))
+        except _Stop:
+            return _stop(processes, cores, config, stop_signals)
+        except RuntimeError as exc:
+            print(f"switchboard: {exc}", file=sys.stderr)
+            _stop(processes, cores, config, [])
+            return 3
+        starting = False
+        print(f"switchboard ready on http://{spec.host}:{spec.port} "
+              f"(routes: {', '.join(config.routes)}; engines: {', '.join(engines)}; "
+              f"{count} API processes)", flush=True)
+        return _supervise(processes, cores, config, stop_signals)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        cores.close()
+        sock.close()
+
+
+def _spawn(spec: ApiProcessSpec, cores: SharedCores, count: int,
+           processes: list[BaseProcess]) -> tuple[list[BaseProcess], list[Connection]]:
+    """Start the API processes (appended to `processes` as they start, so that a stop
+    meanwhile reaches each), with the pipes on which they say they are ready."""
+    context = multiprocessing.get_context("spawn")
+    ready: list[Connection] = []
+    for index in range(count):
+        receiver, sender = context.Pipe(duplex=False)
+        process = context.Process(
+            target=run_api_process, name=f"switchboard-api-{index}",
+            args=(spec, cores.attachments(index), index, sender))
+        process.start()
+        sender.close()
+        processes.append(process)
+        ready.append(receiver)
+    return processes, ready
+
+
+def _wait_ready(processes: list[BaseProcess], ready: list[Connection]) -> list[str]:
+    """Every API process's ready engines (the same in each), or RuntimeError naming the
+    first that failed."""
+    engines: list[str] = []
+    pending = dict(zip(ready, processes, strict=True))
+    while pending:
+        for waited in wait(list(pending)):
+            conn = waited if isinstance(waited, Connection) else None
+            if conn is None:
+                continue
+            process = pending.pop(conn)
+            try:
+                message: list[str] | str = conn.recv()
+            except EOFError:
+                process.join(5)
+                raise RuntimeError(f"{process.name} exited during start-up "
+                                   f"(exit code {process.exitcode})") from None
+            if isinstance(message, str):
+                raise RuntimeError(f"{process.name}: {message}")
+            engines = list(message)
+    return engines
+
+
+def _supervise(processes: list[BaseProcess], cores: SharedCores, config: GatewayConfig,
+               stop_signals: list[int]) -> int:
+    reported: set[str] = set()
+    while not stop_signals:
+        exited = [p for p in processes if p.exitcode is not None]
+        if exited:
+            names = ", ".join(f"{p.name} (exit code {p.exitcode})" for p in exited)
+            print(f"switchboard: {names} stopped; stopping the gateway", file=sys.stderr)
+            _stop(processes, cores, config, [])
+            return 1
+        for engine in cores.dead_engines():
+            if engine not in reported:  # its routes answer 503; the others keep serving
+                reported.add(engine)
+                log.error("engine_cores_died", engine=engine,
+                          hint="restart the gateway to start it again")
+        time.sleep(POLL_S)
+    return _stop(processes, cores, config, stop_signals)
+
+
+def _stop(processes: list[BaseProcess], cores: SharedCores, config: GatewayConfig,
+          stop_signals: list[int]) -> int:
+    """Drain: SIGTERM to every API process (a second signal here: SIGKILL), wait, then stop
+    the cores. 0 when every API process exited cleanly."""
+    for process in processes:
+        if process.pid is not None and process.exitcode is None:
+            os.kill(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + config.server.shutdown_timeout_s + EXIT_GRACE_S
+    for process in processes:
+        remaining = deadline - time.monotonic()
+        while process.exitcode is None and remaining > 0 and len(stop_signals) < 2:
+            process.join(min(POLL_S, remaining))
+            remaining = deadline - time.monotonic()
+        if process.exitcode is None:
+            log.warning("api_process_killed", process=process.name)
+            process.kill()
+            process.join(5)
+    cores.close()
+    return 0 if all(p.exitcode == 0 for p in processes) else 1
+
+
+def run_api_process(spec: ApiProcessSpec, attachments: dict[str, CoreAttachment], index: int,
+                    ready: Connection) -> None:
+    """One API process: the whole gateway, its vLLM engines as clients of shared cores."""
+    from engines import factory
+    from engines.vllm_engine import VllmEngine
+    from router.cli import load_for_serving
+    from router.logs import configure_logging
+    from router.server import serve_gateway
+
+    os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "0")
+    config = load_for_serving(spec.config_path)
+    configure_logging(spec.log_format, config.server.log_level)
+    structlog.contextvars.bind_contextvars(api_process=index)
+    if config.digest != spec.config_digest:
+        ready.send(f"{spec.config_path} changed while the gateway started; start it again")
+        sys.exit(3)
+
+    _exit_with_supervisor()
+
+    def build(engine: EngineConfig) -> Engine:
+        attachment = attachments.get(engine.name)
+        if attachment is None:
+            return factory.build_engine(engine)
+        # Its cores belong to the supervisor: a dead one cannot be restarted from here.
+        return VllmEngine(replace(engine, restart_on_failure=False), attachment)
+
+    def on_ready(engines: list[str]) -> None:
+        ready.send(engines)
+        ready.close()
+
+    try:
+        sock = port_socket(spec.host, spec.port, listen=True)
+    except OSError as exc:
+        ready.send(f"cannot listen on {spec.host}:{spec.port}: {exc}")
+        sys.exit(3)
+    code = serve_gateway(config, build, load_for_serving, spec.host, spec.port,
+                         on_ready=on_ready, sockets=[sock], reload_refusal=RELOAD_REFUSAL)
+    if code and not ready.closed:
+        ready.send("could not start (its log says why)")
+    sys.exit(code)
+
+
+def _exit_with_supervisor() -> None:
+    """Drain (SIGTERM to self) when the supervisor is gone, e.g. killed: an orphaned API
+    process would go on accepting connections for cores nobody will stop."""
+    import threading
+
+    supervisor = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == supervisor:
+            time.sleep(POLL_S)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="supervisor-watch", daemon=True).start()
+
+
+__all__ = ["ApiProcessSpec", "port_socket", "serve_api_processes", "shares_core"]

@@ -1,0 +1,116 @@
+"""server.api_processes: 2 on a real vLLM engine: both API processes serve from one engine
+core, a reload is refused, SIGTERM drains a stream and leaves no process, and an API process
+that dies stops the gateway (non-zero) with its cores."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+
+from tests.integration.conftest import RunningGateway, start_gateway, stop_gateway
+
+pytestmark = pytest.mark.integration
+
+TWO_PROCESSES = """
+server: {shutdown_timeout_s: 60, api_processes: 2, log_format: json}
+engines:
+  qa:
+    model: builtin:smollm2-135m-instruct
+    engine_args: {dtype: float32, max_model_len: 1024, max_num_seqs: 8,
+                  kv_cache_memory_bytes: 268435456, enforce_eager: true}
+routes:
+  qa: {engine: qa}
+"""
+CHAT = {"model": "qa", "max_tokens": 4, "messages": [{"role": "user", "content": "Hi"}]}
+
+
+def _start(tmp_path: Path) -> RunningGateway:
+    config = tmp_path / "routes.yaml"
+    config.write_text(TWO_PROCESSES)
+    gateway = start_gateway(config, tmp_path / "gateway.log")
+    deadline = time.monotonic() + 300
+    while "switchboard ready" not in gateway.log():  # every API process, not only one
+        assert gateway.process.poll() is None, gateway.log()[-3000:]
+        assert time.monotonic() < deadline, gateway.log()[-3000:]
+        time.sleep(0.5)
+    return gateway
+
+
+def _processes(gateway: RunningGateway) -> tuple[list[psutil.Process], list[psutil.Process]]:
+    """(API processes, engine-core processes) under the supervisor."""
+    children = psutil.Process(gateway.process.pid).children(recursive=True)
+    api = [c for c in children if "multiprocessing.spawn" in " ".join(c.cmdline())
+           and c.ppid() == gateway.process.pid]
+    cores = [c for c in children if c.name().startswith("VLLM") or "EngineCore" in c.name()]
+    return api, cores
+
+
+def _gone(processes: list[psutil.Process]) -> list[int]:
+    _, still = psutil.wait_procs(processes, timeout=15)
+    return [p.pid for p in still if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_two_api_processes_share_one_core_and_drain_on_sigterm(tmp_path: Path) -> None:
+    gateway = _start(tmp_path)
+    try:
+        api, cores = _processes(gateway)
+        assert len(api) == 2
+        assert cores, "the engine core runs under the supervisor"
+        # Fresh connections land on either process; both answer from the one core.
+        answered_by = set()
+        for _ in range(24):
+            with httpx.Client(timeout=60) as client:  # a new connection each time
+                response = client.post(f"{gateway.base_url}/v1/chat/completions", json=CHAT)
+                assert response.status_code == 200, response.text
+                assert response.json()["choices"][0]["message"]["content"] is not None
+        log = gateway.log()
+        for index in (0, 1):
+            if f'"api_process": {index}' in log or f'"api_process":{index}' in log:
+                answered_by.add(index)
+        assert answered_by == {0, 1}
+        refused = httpx.post(f"{gateway.base_url}/admin/reload", timeout=30)
+        assert refused.status_code == 409
+        assert "api_processes" in refused.json()["error"]
+
+        body = {**CHAT, "stream": True, "max_tokens": 64, "ignore_eos": True}
+        lines: list[str] = []
+        started = threading.Event()
+
+        def consume() -> None:
+            with httpx.stream("POST", f"{gateway.base_url}/v1/chat/completions", json=body,
+                              timeout=120) as response:
+                for line in response.iter_lines():
+                    if line:
+                        lines.append(line)
+                        started.set()
+
+        reader = threading.Thread(target=consume)
+        reader.start()
+        assert started.wait(60)
+        gateway.process.send_signal(signal.SIGTERM)
+        reader.join(120)
+        assert gateway.process.wait(120) == 0
+    finally:
+        stop_gateway(gateway)
+    assert lines[-1] == "data: [DONE]"
+    assert len([line for line in lines if '"content":"' in line]) >= 60
+    assert _gone(api + cores) == []
+
+
+def test_an_api_process_that_dies_stops_the_gateway_and_its_cores(tmp_path: Path) -> None:
+    gateway = _start(tmp_path)
+    try:
+        api, cores = _processes(gateway)
+        os.kill(api[0].pid, signal.SIGKILL)
+        assert gateway.process.wait(120) == 1
+    finally:
+        stop_gateway(gateway)
+    assert "stopping the gateway" in gateway.log()
+    assert _gone(api + cores) == []
