@@ -259,6 +259,8 @@ class VllmEngine:
         model_config = self._llm.model_config
         self._max_model_len = int(model_config.max_model_len)
         self._max_num_seqs = admission_seqs(self._llm.vllm_config)
+        if attachment is not None:  # this process's share (router.processes.share_of)
+            self._max_num_seqs = -(-self._max_num_seqs // attachment.client_count)
         tokenizer = self._llm.get_tokenizer()
         if inspect.isawaitable(tokenizer):
             tokenizer = await tokenizer

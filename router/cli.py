@@ -58,7 +58,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from router.processes import ApiProcessSpec, serve_api_processes
 
         spec = ApiProcessSpec(config_path=args.config, config_digest=config.digest,
-                              host=host, port=port, log_format=log_format)
+                              host=host, port=port, log_format=log_format,
+                              count=server_cfg.api_processes)
         return serve_api_processes(config, spec)
 
     def ready(engines: list[str]) -> None:

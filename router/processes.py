@@ -50,12 +50,14 @@ class ApiProcessSpec:
     host: str
     port: int
     log_format: str
+    count: int  # API processes
 
 
-def port_socket(host: str, port: int, listen: bool) -> socket.socket:
-    """A SO_REUSEPORT socket on host:port. The supervisor binds one without listening, which
-    holds the port (and fails early when it is taken); each API process listens on its own,
-    and the kernel spreads new connections over them evenly (one shared socket would let
+def port_socket(host: str, port: int) -> socket.socket:
+    """A SO_REUSEPORT socket bound to host:port, not listening. The supervisor's holds the
+    port (and fails early when it is taken); each API process binds its own and uvicorn
+    starts listening on it once that process's gateway is up, so the kernel spreads new
+    connections evenly over the processes that are ready (one shared socket would let
     whichever process wakes first take a whole burst of connections)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -63,8 +65,6 @@ def port_socket(host: str, port: int, listen: bool) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
         sock.bind((host, port))
-        if listen:
-            sock.listen(2048)
     except OSError:
         sock.close()
         raise
@@ -76,7 +76,7 @@ class _Stop(Exception):
 
 
 def serve_api_processes(config: GatewayConfig, spec: ApiProcessSpec) -> int:
-    count = config.server.api_processes
+    count = spec.count
     stop_signals: list[int] = []
     starting = True
 
@@ -85,9 +85,13 @@ def serve_api_processes(config: GatewayConfig, spec: ApiProcessSpec) -> int:
         if starting and len(stop_signals) == 1:
             raise _Stop  # out of the (blocking) core start-up
 
+    def on_hangup(signum: int, frame: FrameType | None) -> None:
+        log.warning("reload_failed", trigger="SIGHUP", error=RELOAD_REFUSAL)
+
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, on_hangup)
     try:
-        sock = port_socket(spec.host, spec.port, listen=False)
+        sock = port_socket(spec.host, spec.port)
     except OSError as exc:
         print(f"switchboard: cannot bind {spec.host}:{spec.port}: {exc}", file=sys.stderr)
         return 3
@@ -228,14 +232,15 @@ def run_api_process(spec: ApiProcessSpec, attachments: dict[str, CoreAttachment]
         if attachment is None:
             return factory.build_engine(engine)
         # Its cores belong to the supervisor: a dead one cannot be restarted from here.
-        return VllmEngine(replace(engine, restart_on_failure=False), attachment)
+        return VllmEngine(share_of(replace(engine, restart_on_failure=False), spec.count),
+                          attachment)
 
     def on_ready(engines: list[str]) -> None:
         ready.send(engines)
         ready.close()
 
     try:
-        sock = port_socket(spec.host, spec.port, listen=True)
+        sock = port_socket(spec.host, spec.port)
     except OSError as exc:
         ready.send(f"cannot listen on {spec.host}:{spec.port}: {exc}")
         sys.exit(3)
@@ -244,6 +249,14 @@ def run_api_process(spec: ApiProcessSpec, attachments: dict[str, CoreAttachment]
     if code and not ready.closed:
         ready.send("could not start (its log says why)")
     sys.exit(code)
+
+
+def share_of(engine: EngineConfig, count: int) -> EngineConfig:
+    """An API process's share of an engine's admission bounds (engines.admission): the
+    bound is the engine's, and N processes each admitting all of it would allow N times as
+    much before a 429. The engine's own max_num_seqs is split by VllmEngine itself."""
+    in_flight = None if engine.max_in_flight is None else -(-engine.max_in_flight // count)
+    return replace(engine, max_in_flight=in_flight, max_queue=-(-engine.max_queue // count))
 
 
 def _exit_with_supervisor() -> None:

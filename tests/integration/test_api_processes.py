@@ -75,6 +75,8 @@ def test_two_api_processes_share_one_core_and_drain_on_sigterm(tmp_path: Path) -
             if f'"api_process": {index}' in log or f'"api_process":{index}' in log:
                 answered_by.add(index)
         assert answered_by == {0, 1}
+        # Each admits its share of the engine's bound (max_num_seqs 8 over 2 processes).
+        assert gateway.status()["engines"]["qa"]["max_in_flight"] == 4  # type: ignore[index]
         refused = httpx.post(f"{gateway.base_url}/admin/reload", timeout=30)
         assert refused.status_code == 409
         assert "api_processes" in refused.json()["error"]

@@ -131,7 +131,7 @@ def test_the_multi_process_arm_runs_the_gateway_with_api_processes(tmp_path: Pat
                        "--api-processes", "3"])
     spec = build_spec(args, {"concurrency": "8", "rate": 0.0, "repeats": 1, "per_stream": 2,
                              "min_prompts": 8, "engine_args": {}, "lock": ""})
-    argv, served = arms.server_command("switchboard-mp", spec, 9002, tmp_path)
+    _argv, served = arms.server_command("switchboard-mp", spec, 9002, tmp_path)
     written = yaml.safe_load((tmp_path / "switchboard-mp-routes.yaml").read_text())
     assert written["server"]["api_processes"] == 3 and served == "qa"
     arms.server_command("switchboard", spec, 9003, tmp_path)

@@ -164,3 +164,16 @@ routes:
         parse_config(text.replace('backend: remote,', 'backend: remote, gpus: [0],'))
     with pytest.raises(ConfigError, match=r"engines\.qa\.gpus.*spans 1"):
         parse_config(text.replace("gpus: [1]", "gpus: [0, 1]"))
+
+
+def test_an_api_process_admits_its_share_of_an_engines_bounds() -> None:
+    from router.processes import share_of
+
+    config = parse_config("engines: {qa: {model: m, max_in_flight: 10, max_queue: 256}}\n"
+                          "routes: {qa: {engine: qa}}\n", engine_arg_names=ARG_NAMES)
+    engine = config.engines["qa"]
+    shared = share_of(engine, 4)
+    assert (shared.max_in_flight, shared.max_queue) == (3, 64)  # rounded up: never 0
+    unset = share_of(parse_config("engines: {qa: {model: m}}\nroutes: {qa: {engine: qa}}\n",
+                                  engine_arg_names=ARG_NAMES).engines["qa"], 3)
+    assert unset.max_in_flight is None  # the engine's max_num_seqs, split by the adapter
