@@ -44,20 +44,30 @@ def shares_core(config: EngineConfig) -> bool:
 
 
 class SharedCores:
-    def __init__(self, engines: Iterable[EngineConfig], clients: int) -> None:
+    def __init__(self, engines: Iterable[EngineConfig], clients: int,
+                 allow_failures: bool = False) -> None:
         self._configs = [c for c in engines if shares_core(c)]
         self._clients = clients
+        self._allow_failures = allow_failures
         self._launches: dict[str, Any] = {}  # engine name -> SharedLaunch
         self._model_paths: dict[str, str] = {}
+        self.failed: dict[str, str] = {}  # engine name -> why its cores did not start
 
     def start(self) -> None:
         """Launch every local vLLM engine's cores, one engine at a time (as the gateway's
         own start does on an accelerator: each profiles the device's free memory), and wait
-        until each is up. Raises, naming the engine, on the first that fails; what started
-        before it is shut down."""
+        until each is up. Raises, naming the engine, on the first that fails (what started
+        before it is shut down), unless failures are allowed (server.allow_degraded_start):
+        then `failed` names them and the others serve."""
         try:
             for config in self._configs:
-                self._launch(config)
+                try:
+                    self._launch(config)
+                except Exception as exc:
+                    if not self._allow_failures:
+                        raise
+                    log.error("engine_cores_failed", engine=config.name, error=str(exc))
+                    self.failed[config.name] = str(exc)
         except BaseException:
             self.close()
             raise

@@ -387,3 +387,16 @@ class VllmEngine:
         # so "closed" means their memory is free.
         await asyncio.to_thread(llm.shutdown)
         await asyncio.to_thread(_wait_gone, pids, PROCESS_EXIT_TIMEOUT_S)
+
+
+class CoresFailedEngine(VllmEngine):
+    """An engine whose shared cores did not start (engines.shared_cores, with
+    server.allow_degraded_start): its start fails with the supervisor's reason, so the
+    API process serves the other engines and this one's routes answer 503."""
+
+    def __init__(self, config: EngineConfig, reason: str) -> None:
+        super().__init__(config)
+        self._reason = reason
+
+    async def start(self) -> None:
+        raise RuntimeError(self._reason)

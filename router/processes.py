@@ -96,7 +96,8 @@ def serve_api_processes(config: GatewayConfig, spec: ApiProcessSpec) -> int:
         print(f"switchboard: cannot bind {spec.host}:{spec.port}: {exc}", file=sys.stderr)
         return 3
     spec = replace(spec, port=sock.getsockname()[1])  # port 0: the one the kernel chose
-    cores = SharedCores(config.engines.values(), count)
+    cores = SharedCores(config.engines.values(), count,
+                        allow_failures=config.server.allow_degraded_start)
     processes: list[BaseProcess] = []
     try:
         try:
@@ -137,7 +138,7 @@ def _spawn(spec: ApiProcessSpec, cores: SharedCores, count: int,
         receiver, sender = context.Pipe(duplex=False)
         process = context.Process(
             target=run_api_process, name=f"switchboard-api-{index}",
-            args=(spec, cores.attachments(index), index, sender))
+            args=(spec, cores.attachments(index), dict(cores.failed), index, sender))
         process.start()
         sender.close()
         processes.append(process)
@@ -208,11 +209,11 @@ def _stop(processes: list[BaseProcess], cores: SharedCores, config: GatewayConfi
     return 0 if all(p.exitcode == 0 for p in processes) else 1
 
 
-def run_api_process(spec: ApiProcessSpec, attachments: dict[str, CoreAttachment], index: int,
-                    ready: Connection) -> None:
+def run_api_process(spec: ApiProcessSpec, attachments: dict[str, CoreAttachment],
+                    failed: dict[str, str], index: int, ready: Connection) -> None:
     """One API process: the whole gateway, its vLLM engines as clients of shared cores."""
     from engines import factory
-    from engines.vllm_engine import VllmEngine
+    from engines.vllm_engine import CoresFailedEngine, VllmEngine
     from router.cli import load_for_serving
     from router.logs import configure_logging
     from router.server import serve_gateway
@@ -228,12 +229,14 @@ def run_api_process(spec: ApiProcessSpec, attachments: dict[str, CoreAttachment]
     _exit_with_supervisor()
 
     def build(engine: EngineConfig) -> Engine:
+        engine = share_of(engine, spec.count)
+        if engine.name in failed:  # its routes answer 503, as a failed start does
+            return CoresFailedEngine(engine, failed[engine.name])
         attachment = attachments.get(engine.name)
-        if attachment is None:
+        if attachment is None:  # remote and fake engines: this process's own
             return factory.build_engine(engine)
         # Its cores belong to the supervisor: a dead one cannot be restarted from here.
-        return VllmEngine(share_of(replace(engine, restart_on_failure=False), spec.count),
-                          attachment)
+        return VllmEngine(replace(engine, restart_on_failure=False), attachment)
 
     def on_ready(engines: list[str]) -> None:
         ready.send(engines)
@@ -254,7 +257,8 @@ def run_api_process(spec: ApiProcessSpec, attachments: dict[str, CoreAttachment]
 def share_of(engine: EngineConfig, count: int) -> EngineConfig:
     """An API process's share of an engine's admission bounds (engines.admission): the
     bound is the engine's, and N processes each admitting all of it would allow N times as
-    much before a 429. The engine's own max_num_seqs is split by VllmEngine itself."""
+    much before a 429. A local engine's max_num_seqs (the bound when max_in_flight is not
+    set) is split by VllmEngine itself; a remote engine's default bound is per process."""
     in_flight = None if engine.max_in_flight is None else -(-engine.max_in_flight // count)
     return replace(engine, max_in_flight=in_flight, max_queue=-(-engine.max_queue // count))
 
