@@ -116,3 +116,32 @@ def test_an_api_process_that_dies_stops_the_gateway_and_its_cores(tmp_path: Path
         stop_gateway(gateway)
     assert "stopping the gateway" in gateway.log()
     assert _gone(api + cores) == []
+
+
+FAKE_TWO_PROCESSES = """
+server: {api_processes: 2, port: PORT}
+engines:
+  qa: {model: fake-qa, backend: fake}
+routes:
+  qa: {engine: qa}
+"""
+
+
+def test_a_taken_port_fails_the_start_naming_it(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    from tests.integration.conftest import REPO
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        config = tmp_path / "routes.yaml"
+        config.write_text(FAKE_TWO_PROCESSES.replace("PORT", str(port)))
+        done = subprocess.run([sys.executable, "-m", "router.cli", "serve", "--config",
+                               str(config)], cwd=REPO, capture_output=True, text=True,
+                              timeout=120)
+    assert done.returncode == 3
+    assert f"cannot bind 127.0.0.1:{port}" in done.stderr

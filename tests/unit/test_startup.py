@@ -63,3 +63,15 @@ def test_serve_exits_non_zero_naming_the_engine(
     err = capsys.readouterr().err
     assert code != 0
     assert "engine 'mt' failed to start" in err
+
+
+def test_watch_is_refused_with_several_api_processes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--watch reloads routes.yaml, which API processes sharing engine cores cannot do."""
+    config = tmp_path / "routes.yaml"
+    config.write_text("server: {api_processes: 2}\n"
+                      "engines: {qa: {model: fake-qa, backend: fake}}\n"
+                      "routes: {qa: {engine: qa}}\n")
+    assert main(["serve", "--config", str(config), "--watch"]) == 2
+    assert "--watch" in capsys.readouterr().err
