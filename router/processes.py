@@ -88,14 +88,14 @@ def serve_api_processes(config: GatewayConfig, spec: ApiProcessSpec) -> int:
     def on_hangup(signum: int, frame: FrameType | None) -> None:
         log.warning("reload_failed", trigger="SIGHUP", error=RELOAD_REFUSAL)
 
-    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, on_hangup)
     try:
         sock = port_socket(spec.host, spec.port)
     except OSError as exc:
         print(f"switchboard: cannot bind {spec.host}:{spec.port}: {exc}", file=sys.stderr)
         return 3
     spec = replace(spec, port=sock.getsockname()[1])  # port 0: the one the kernel chose
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, on_hangup)
     cores = SharedCores(config.engines.values(), count,
                         allow_failures=config.server.allow_degraded_start)
     processes: list[BaseProcess] = []
