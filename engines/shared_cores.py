@@ -14,7 +14,6 @@ no core; each API process builds its own as with one process.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +21,6 @@ from typing import Any
 import structlog
 
 from engines.config import EngineConfig
-from engines.placement import ENGINE_START_LOCK, configured_gpus
 from engines.sources import is_builtin, resolve_model
 
 log = structlog.get_logger("switchboard.cores")
@@ -73,30 +71,16 @@ class SharedCores:
             raise
 
     def _launch(self, config: EngineConfig) -> None:
-        from vllm import __version__
-        from vllm.usage.usage_lib import UsageContext
-        from vllm.v1.engine import utils
-        from vllm.v1.executor import Executor
-
-        from engines.vllm_compat import launch_shared_cores
-        from engines.vllm_engine import build_engine_args, profiles_device_memory
+        from engines.vllm_engine import launch_cores  # the adapter is the one vLLM importer
 
         model_path = resolve_model(config.model) if is_builtin(config.model) else config.model
-        engine_args = build_engine_args(config, model_path, self._clients, rank=-1)
-        vllm_config = engine_args.create_engine_config(
-            usage_context=UsageContext.OPENAI_API_SERVER)
-        executor_class = Executor.get_class(vllm_config)
         log.info("engine_cores_starting", engine=config.name, clients=self._clients)
         try:
-            hold = ENGINE_START_LOCK.for_start(configured_gpus(config), config.engine_args,
-                                               profiles_device=profiles_device_memory())
-            with hold, launch_shared_cores(vllm_config, executor_class,
-                                           not engine_args.disable_log_stats, self._clients,
-                                           utils, __version__) as launch:
-                self._launches[config.name] = launch
+            launch = launch_cores(config, model_path, self._clients)
         except Exception as exc:
             raise RuntimeError(f"engine {config.name!r}: its cores failed to start: "
                                f"{type(exc).__name__}: {exc}") from exc
+        self._launches[config.name] = launch
         self._model_paths[config.name] = model_path
         log.info("engine_cores_started", engine=config.name,
                  pids=[p.pid for p in getattr(launch.manager, "processes", [])])
@@ -123,9 +107,5 @@ class SharedCores:
         period); idempotent."""
         launches, self._launches = self._launches, {}
         for name, launch in launches.items():
-            for part in (launch.manager, launch.coordinator):
-                if part is None:
-                    continue
-                with contextlib.suppress(Exception):
-                    part.shutdown()
+            launch.shutdown()
             log.info("engine_cores_stopped", engine=name)

@@ -111,6 +111,14 @@ class SharedLaunch:
     outputs: list[str]  # per API process: the address its client binds for outputs
     stats_update_address: str | None
 
+    def shutdown(self) -> None:
+        """Stop the cores (SIGTERM, then SIGKILL after vLLM's grace period) and the
+        coordinator, if any; never raises."""
+        for part in (self.manager, self.coordinator):
+            if part is not None:
+                with contextlib.suppress(Exception):
+                    part.shutdown()
+
     def client_addresses(self, index: int) -> dict[str, Any]:
         """`AsyncLLM.from_vllm_config(client_addresses=...)` for API process `index`."""
         addresses: dict[str, Any] = {"input_address": self.inputs[index],

@@ -33,7 +33,14 @@ from engines.placement import ENGINE_START_LOCK, configured_gpus, data_parallel_
 from engines.protocol import EngineStats, GenerationChunk, GenerationRequest, PreparedPrompt
 from engines.shared_cores import CoreAttachment
 from engines.sources import is_builtin, resolve_model
-from engines.vllm_compat import VllmShape, engine_pids, fresh_sampling_params, probe
+from engines.vllm_compat import (
+    SharedLaunch,
+    VllmShape,
+    engine_pids,
+    fresh_sampling_params,
+    launch_shared_cores,
+    probe,
+)
 from engines.vllm_stats import SchedulerSnapshot, stat_logger_factory
 
 log = structlog.get_logger("switchboard.vllm")
@@ -109,6 +116,31 @@ def build_async_llm(config: EngineConfig, engine_args: Any, stat_loggers: list[A
     with ENGINE_START_LOCK.for_start(configured_gpus(config), config.engine_args,
                                      profiles_device=profiles_device_memory()):
         return AsyncLLM.from_engine_args(engine_args, stat_loggers=stat_loggers)
+
+
+def launch_cores(config: EngineConfig, model_path: str, clients: int) -> SharedLaunch:
+    """Launch one engine's cores for `clients` API processes (engines.shared_cores) and wait
+    until they are up, holding the start lock as build_async_llm does."""
+    from vllm import __version__
+    from vllm.usage.usage_lib import UsageContext
+    from vllm.v1.engine import utils
+    from vllm.v1.executor import Executor
+
+    engine_args = build_engine_args(config, model_path, clients, rank=-1)
+    vllm_config = engine_args.create_engine_config(usage_context=UsageContext.OPENAI_API_SERVER)
+    hold = ENGINE_START_LOCK.for_start(configured_gpus(config), config.engine_args,
+                                       profiles_device=profiles_device_memory())
+    launched: SharedLaunch | None = None
+    try:
+        with hold, launch_shared_cores(vllm_config, Executor.get_class(vllm_config),
+                                       not engine_args.disable_log_stats, clients, utils,
+                                       __version__) as launch:
+            launched = launch
+    except BaseException:
+        if launched is not None:  # launched, then failed (or was stopped) while starting
+            launched.shutdown()
+        raise
+    return launched
 
 
 def attach_async_llm(engine_args: Any, attachment: CoreAttachment,

@@ -20,8 +20,10 @@ def _engine(name: str, backend: str = "vllm") -> EngineConfig:
 class _Launch:
     def __init__(self, log: list[str], name: str) -> None:
         self.log, self.name = log, name
-        self.manager = SimpleNamespace(processes=[], shutdown=lambda: log.append(f"stop {name}"))
-        self.coordinator = None
+        self.manager = SimpleNamespace(processes=[])
+
+    def shutdown(self) -> None:
+        self.log.append(f"stop {self.name}")
 
     def client_addresses(self, index: int) -> dict[str, Any]:
         return {"input_address": f"ipc:///{self.name}-in{index}"}

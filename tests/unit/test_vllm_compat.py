@@ -197,3 +197,19 @@ def test_the_installed_vllm_has_a_known_launcher_shape() -> None:
     from engines.vllm_compat import _launch_shape
 
     assert _launch_shape(utils, __version__) in ("0.26", "0.3x")
+
+
+def test_a_shared_launch_stops_its_cores_and_coordinator_even_when_one_fails() -> None:
+    from engines.vllm_compat import SharedLaunch
+
+    stopped: list[str] = []
+
+    def failing() -> None:
+        stopped.append("manager")
+        raise RuntimeError("already gone")
+
+    launch = SharedLaunch(SimpleNamespace(shutdown=failing),
+                          SimpleNamespace(shutdown=lambda: stopped.append("coordinator")),
+                          ["ipc:///in0"], ["ipc:///out0"], None)
+    launch.shutdown()
+    assert stopped == ["manager", "coordinator"]
