@@ -8,17 +8,22 @@ the signal on (each API process drains as with one process), waits for them, the
 cores. An API process that exits on its own stops the rest and the gateway exits non-zero,
 naming it: the kernel would otherwise keep handing it connections.
 
-Per API process, not shared: rate-limit counters, /metrics and /admin/status, the A/B
-tallies. Reloads are refused (409): an API process cannot restart cores it does not own.
+Per API process, not shared: rate-limit counters, /admin/status, the A/B tallies, and in
+/metrics the gauges read at scrape time (engine queue depths, rate limits, record file);
+/metrics sums every process's counters and histograms (prometheus_client's multiprocess
+mode, in a folder the supervisor makes and removes). Reloads are refused (409): an API
+process cannot restart cores it does not own.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
@@ -31,6 +36,7 @@ from engines.config import EngineConfig
 from engines.protocol import Engine
 from engines.shared_cores import CoreAttachment, SharedCores, shares_core
 from router.config import GatewayConfig
+from router.telemetry.metrics import MULTIPROCESS_ENV
 
 log = structlog.get_logger("switchboard.processes")
 
@@ -99,6 +105,7 @@ def serve_api_processes(config: GatewayConfig, spec: ApiProcessSpec) -> int:
     cores = SharedCores(config.engines.values(), count,
                         allow_failures=config.server.allow_degraded_start)
     processes: list[BaseProcess] = []
+    cleanup: list[str] = []  # a metrics folder this process made
     try:
         try:
             cores.start()
@@ -108,6 +115,13 @@ def serve_api_processes(config: GatewayConfig, spec: ApiProcessSpec) -> int:
         except Exception as exc:
             print(f"switchboard: {exc}", file=sys.stderr)
             return 3
+        # Set before the API processes import prometheus_client (not for the cores, started
+        # above): their counters and histograms go to files there, summed at each scrape.
+        metrics_dir = os.environ.get(MULTIPROCESS_ENV)
+        if metrics_dir is None:
+            metrics_dir = os.environ[MULTIPROCESS_ENV] = tempfile.mkdtemp(
+                prefix="switchboard-metrics-")
+            cleanup.append(metrics_dir)
         try:
             engines = _wait_ready(*_spawn(spec, cores, count, processes))
         except _Stop:
@@ -126,6 +140,8 @@ def serve_api_processes(config: GatewayConfig, spec: ApiProcessSpec) -> int:
             signal.signal(number, handler)
         cores.close()
         sock.close()
+        for folder in cleanup:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _spawn(spec: ApiProcessSpec, cores: SharedCores, count: int,

@@ -128,7 +128,8 @@ class Reloader:
         self._reloads = Counter("switchboard_config_reloads", "Config reloads by outcome",
                                 ["outcome", "error_kind"], registry=registry)
         self._loaded = Gauge("switchboard_config_loaded_timestamp_seconds",
-                             "When the config in force was loaded", registry=registry)
+                             "When the config in force was loaded", registry=registry,
+                             multiprocess_mode="max")  # several API processes: the newest
         self._loaded.set(self.loaded_at)
 
     def status(self) -> dict[str, Any]:

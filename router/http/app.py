@@ -181,9 +181,9 @@ def build_app(
                                    config.server.record_queue_lines),
         )
         if gateway.recorder is not None:
-            gateway.metrics.registry.register(RecordCollector(gateway.recorder))
+            gateway.metrics.add_collector(RecordCollector(gateway.recorder))
             gateway.recorder.install_reopen_signal()
-        gateway.metrics.registry.register(RateLimitCollector(lambda: gateway.limiter))
+        gateway.metrics.add_collector(RateLimitCollector(lambda: gateway.limiter))
         gateway.tracing = tracing
         gateway.metrics.watch_engines(gateway.engine_snapshots)
         reloader = Reloader(gateway, config_loader or load_config,

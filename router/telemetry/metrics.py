@@ -12,12 +12,14 @@ and the engine state as a one-hot gauge.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
 from router.telemetry.record import RequestRecord
@@ -25,6 +27,8 @@ from router.telemetry.record import RequestRecord
 log = structlog.get_logger("switchboard.metrics")
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"  # Prometheus text format
+# prometheus_client's multiprocess mode: set before it is imported (router.processes does).
+MULTIPROCESS_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 _LABELS = ("route", "variant", "engine", "traffic")
 # Seconds; CPU engines answer in seconds, GPU engines in tens of milliseconds.
@@ -137,6 +141,11 @@ class GatewayMetrics:
         # Paths outside the app's route table are counted as "other": bounded label values.
         self._http_paths = frozenset(http_paths)
         self.registry = CollectorRegistry(auto_describe=True)
+        # Read at scrape time from this process's state (engines, rate limits, record file).
+        self._local: list[Collector] = []
+        # Several API processes (router.processes): counters and histograms live in files
+        # there, one per process, and every scrape sums all of them.
+        self._shared_dir = os.environ.get(MULTIPROCESS_ENV)
         r = self.registry
         self.requests = Counter(
             "switchboard_requests", "Generation requests by outcome (ok or error)",
@@ -176,8 +185,14 @@ class GatewayMetrics:
         """Export per-engine gauges, read from `source` at every scrape."""
         if self._engines is not None:
             self.registry.unregister(self._engines)
+            self._local.remove(self._engines)
         self._engines = _EngineCollector(source)
-        self.registry.register(self._engines)
+        self.add_collector(self._engines)
+
+    def add_collector(self, collector: Collector) -> None:
+        """A collector of this process's own state, read at every scrape."""
+        self.registry.register(collector)
+        self._local.append(collector)
 
     def observe_http(self, record: RequestRecord) -> None:
         path = record.path if record.path in self._http_paths else "other"
@@ -227,4 +242,12 @@ class GatewayMetrics:
             series.e2e.observe(record.duration_s)
 
     def render(self) -> bytes:
-        return generate_latest(self.registry)
+        if self._shared_dir is None:
+            return generate_latest(self.registry)
+        # Every API process's counters and histograms, summed; the scrape-time collectors
+        # describe the process that answered.
+        merged = CollectorRegistry()
+        MultiProcessCollector(merged, path=self._shared_dir)  # type: ignore[no-untyped-call]
+        for collector in self._local:
+            merged.register(collector)
+        return generate_latest(merged)

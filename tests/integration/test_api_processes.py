@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -75,6 +76,14 @@ def test_two_api_processes_share_one_core_and_drain_on_sigterm(tmp_path: Path) -
             if f'"api_process": {index}' in log or f'"api_process":{index}' in log:
                 answered_by.add(index)
         assert answered_by == {0, 1}
+        # Whichever process answers a scrape, it counts every process's requests.
+        for _ in range(6):
+            with httpx.Client(timeout=30) as client:
+                scrape = client.get(f"{gateway.base_url}/metrics").text
+            ok = [line for line in scrape.splitlines()
+                  if line.startswith("switchboard_requests_total{") and 'outcome="ok"' in line]
+            assert len(ok) == 1 and float(ok[0].rsplit(" ", 1)[1]) == 24, ok
+            assert "switchboard_engine_outstanding_requests" in scrape
         # Each admits its share of the engine's bound (max_num_seqs 8 over 2 processes).
         assert gateway.status()["engines"]["qa"]["max_in_flight"] == 4  # type: ignore[index]
         refused = httpx.post(f"{gateway.base_url}/admin/reload", timeout=30)
@@ -104,6 +113,8 @@ def test_two_api_processes_share_one_core_and_drain_on_sigterm(tmp_path: Path) -
     assert lines[-1] == "data: [DONE]"
     assert len([line for line in lines if '"content":"' in line]) >= 60
     assert _gone(api + cores) == []
+    assert not list(Path(tempfile.gettempdir()).glob(f"switchboard-metrics-*{os.sep}*_"
+                                                     f"{api[0].pid}.db"))  # folder removed
 
 
 def test_an_api_process_that_dies_stops_the_gateway_and_its_cores(tmp_path: Path) -> None:
