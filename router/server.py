@@ -34,8 +34,10 @@ class GatewayServer(uvicorn.Server):
                  supervised: bool = False) -> None:
         super().__init__(config)
         self.shutdown_timeout_s = shutdown_timeout_s
-        # An API process under router.processes: its supervisor passes SIGTERM on, and the
-        # terminal's Ctrl-C, which reaches the whole process group, is the supervisor's.
+        # An API process under router.processes: its supervisor passes SIGTERM on and
+        # SIGKILLs it past the drain's deadline. A signal sent to the whole group (Ctrl-C,
+        # systemd's control-group stop) reaches it too, so once it drains it ignores more:
+        # a second one would otherwise cut the drain short.
         self.supervised = supervised
         self.gateway: Gateway | None = None
         self._drain_task: asyncio.Task[None] | None = None
@@ -46,7 +48,7 @@ class GatewayServer(uvicorn.Server):
         self._loop = asyncio.get_running_loop()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        if self.supervised and sig == signal.SIGINT:
+        if self.supervised and (sig == signal.SIGINT or self._drain_task is not None):
             return
         # Not uvicorn's handler: it re-raises the signal after shutdown, and the process
         # would then die by SIGTERM instead of exiting 0.
