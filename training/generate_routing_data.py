@@ -1049,8 +1049,32 @@ def any_phrase(rng: random.Random) -> str:
     return any_word(rng)
 
 
+# Scene-setting composed from slots (who × what × when, sometimes a second sentence), so that a
+# long preamble before the ask is common and its words say nothing about the label.
+SCENE_WHO = ["My husband and I", "My sister", "We", "Our team", "My roommate", "I", "My boss",
+             "My son", "Two friends and I", "My partner", "Our class", "My dad"]
+SCENE_WHAT = ["are driving to {place}", "are spending a week in {place}", "have guests from {place}",
+              "are taking the train to {place}", "just signed up for an evening course",
+              "are meeting a supplier from {place}", "are hosting a student from {place}",
+              "have a video call with relatives in {place}", "are going to a wedding in {place}",
+              "started volunteering at a shelter", "are cooking dinner for the neighbours",
+              "have a long layover in {place}"]
+SCENE_WHEN = ["", "", " tomorrow", " next week", " this weekend", " in March", " on Saturday",
+              " soon", " after the holidays"]
+SCENE_MORE = ["", "", "", " I don't want to sound rude.", " I'd like to make a good impression.",
+              " It's a bit last-minute.", " Everyone is excited.", " I'm a little nervous.",
+              " Long story short:", " Anyway,"]
+COMPOSED_CONTEXT_SHARE = 0.6
+
+
 def context(rng: random.Random) -> str:
-    return pick(rng, CONTEXT).format(place=pick(rng, PLACES))
+    place = pick(rng, PLACES)
+    if rng.random() >= COMPOSED_CONTEXT_SHARE:
+        return pick(rng, CONTEXT).format(place=place)
+    who, what = pick(rng, SCENE_WHO), pick(rng, SCENE_WHAT).format(place=place)
+    if who in ("My sister", "My roommate", "My boss", "My son", "My partner", "My dad"):
+        what = what.replace("are ", "is ", 1).replace("have ", "has ", 1)
+    return f"{who} {what}{pick(rng, SCENE_WHEN)}.{pick(rng, SCENE_MORE)}"
 
 
 def t_colloquial(rng: random.Random) -> str:
@@ -1311,7 +1335,7 @@ QA: dict[str, tuple[Fill, float]] = {
     "terse_lookalikes": (q_terse_lookalikes, 0.4),
 }
 # A scene-setting sentence before the ask, as often for either label.
-CONTEXT_RATE = 0.12
+CONTEXT_RATE = 0.2
 # A sentence after the ask ("It's for a birthday card."), as often for either label.
 AFTERWORD_RATE = 0.06
 AFTERWORDS = [

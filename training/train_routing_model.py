@@ -1,10 +1,15 @@
 """Train the classifier's learned tier on generated requests and write the shipped weights.
 
-    python training/train_routing_model.py DATA.jsonl [--out MODEL.json.gz]
+    python training/train_routing_model.py DATA.jsonl [DATA2.jsonl …] [--out MODEL.json.gz]
 
 Logistic regression (L2, full-batch Adam, balanced classes) over `router.classify.learned.features`
 (phrasing only: the rules' outcome is added at serving time as a fixed prior, see
 router/classify/learned.py). numpy is needed here only; serving reads plain JSON.
+
+Given several data files (the generator run with different seeds), one model is fitted per file
+and the shipped weights are their mean (a feature one fit lacks counts 0 there): the mean of
+linear models is the mean of their logits, so scoring costs the same, and the model no longer
+depends on which fillers one seed happened to draw (bagging).
 """
 
 from __future__ import annotations
@@ -103,9 +108,25 @@ def train(
     return {n: float(w) for n, w in zip(names, weights, strict=True)}, float(bias)
 
 
+def _fit_file(
+    path: Path, args: argparse.Namespace, started: float
+) -> tuple[dict[str, float], float, int]:
+    records = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+    rows = featurise([r["text"] for r in records])
+    labels = np.array([1.0 if r["label"] == "translation" else 0.0 for r in records])
+    elapsed = time.perf_counter() - started
+    print(f"{path}: {len(rows)} rows featurised in {elapsed:.1f} s", flush=True)
+    texts = [r["text"] for r in records]
+    offsets = None if args.offsets == "off" else rule_offsets(texts, args.offsets)
+    weights, bias = train(
+        rows, labels, args.min_count, args.l2, args.epochs, offsets, args.dense_l2
+    )
+    return weights, bias, len(rows)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("data", type=Path)
+    parser.add_argument("data", type=Path, nargs="+", help="one fit per file, weights averaged")
     parser.add_argument("--out", type=Path, default=TRANSLATION_MODEL)
     parser.add_argument("--min-count", type=int, default=3)
     parser.add_argument("--l2", type=float, default=1e-6)
@@ -120,15 +141,17 @@ def main() -> int:
     )
     args = parser.parse_args()
     started = time.perf_counter()
-    records = [json.loads(line) for line in args.data.read_text("utf-8").splitlines() if line]
-    rows = featurise([r["text"] for r in records])
-    labels = np.array([1.0 if r["label"] == "translation" else 0.0 for r in records])
-    print(f"{len(rows)} rows featurised in {time.perf_counter() - started:.1f} s", flush=True)
-    texts = [r["text"] for r in records]
-    offsets = None if args.offsets == "off" else rule_offsets(texts, args.offsets)
-    weights, bias = train(
-        rows, labels, args.min_count, args.l2, args.epochs, offsets, args.dense_l2
-    )
+    total: dict[str, float] = {}
+    biases: list[float] = []
+    rows_seen = 0
+    for path in args.data:
+        weights, bias, count = _fit_file(path, args, started)
+        for f, w in weights.items():
+            total[f] = total.get(f, 0.0) + w
+        biases.append(bias)
+        rows_seen += count
+    weights = {f: w / len(args.data) for f, w in total.items()}
+    bias = sum(biases) / len(biases)
     kept = {f: round(w, 4) for f, w in weights.items() if abs(w) >= args.keep}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     model = {
@@ -136,7 +159,8 @@ def main() -> int:
         "bias": round(bias, 4),
         "weights": kept,
         "trained_on": {
-            "rows": len(rows),
+            "rows": rows_seen,
+            "fits_averaged": len(args.data),
             "l2": args.l2,
             "epochs": args.epochs,
             "min_count": args.min_count,
