@@ -32,13 +32,11 @@ import httpx
 import yaml
 
 from benchmarks import litellm_proxy as litellm
-from benchmarks.spec import BenchSpec, cli_flags
+from benchmarks.spec import MULTI_PROCESS_ARM, BenchSpec, cli_flags
 
 # The front-end arms share one upstream per repeat (Runner.run_front).
 FRONT_ARMS = ("upstream", "litellm", "switchboard-remote")
 DEFAULT_ARMS = ("direct", "vllm", "switchboard", "switchboard-2")  # a plain `benchmarks.run`
-# The one-route gateway with server.api_processes = spec.api_processes (shared engine cores).
-MULTI_PROCESS_ARM = "switchboard-mp"
 ARMS = (*DEFAULT_ARMS, MULTI_PROCESS_ARM, *FRONT_ARMS)
 HTTP_ARMS = ARMS[1:]
 # The upstream's dev routes (POST /reset_prefix_cache) let every front-end arm start on a cold

@@ -7,6 +7,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from benchmarks.spec import MULTI_PROCESS_ARM
+
 METRICS = (
     "output_throughput", "request_throughput",
     "median_ttft_ms", "p99_ttft_ms", "median_tpot_ms", "p99_tpot_ms",
@@ -14,17 +16,17 @@ METRICS = (
 )  # fmt: skip
 ARM_TITLES = {
     "direct": "direct AsyncLLM", "vllm": "vllm serve", "switchboard": "switchboard, 1 route",
-    "switchboard-mp": "switchboard, 1 route, N API processes",
+    MULTI_PROCESS_ARM: "switchboard, 1 route, N API processes",
     "switchboard-2": "switchboard, 2 engines (auto, mixed)",
     "upstream": "upstream vllm serve (bare)", "litellm": "LiteLLM proxy → upstream",
     "switchboard-remote": "switchboard, remote engine → upstream",
 }
 # The front-end arms, each compared with the bare upstream they all sit in front of.
 FRONT_ENDS = ("switchboard-remote", "litellm")
-SERVERS = ("vllm", "switchboard", "switchboard-mp", "switchboard-2")
+# HTTP arms serving their own engines.
+SERVERS = ("vllm", "switchboard", MULTI_PROCESS_ARM, "switchboard-2")
 # The gateway arms whose ratios to the peers are reported and checked against the targets.
-MULTI_PROCESS_ARM = "switchboard-mp"
-GATEWAY_ARMS = ("switchboard", MULTI_PROCESS_ARM)  # HTTP arms serving their own engines
+GATEWAY_ARMS = ("switchboard", MULTI_PROCESS_ARM)
 # (metric, how: ratio to the upstream or milliseconds added, levels, op, bound per arm);
 # issue 15: switchboard(remote) >= 0.97x the upstream's output tok/s at 32 and 64 streams and
 # <= +2 ms TTFT p50 at 1 stream. LiteLLM's same figures are reported, with no target.
@@ -306,7 +308,6 @@ def overhead_table(overhead: Mapping[str, Any]) -> str:
 def markdown(meta: Mapping[str, Any], summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
              overhead: Mapping[str, Any] | None, plots: Sequence[str]) -> str:
     arms = [a for a in ARM_TITLES if a in summary]
-    concurrency = target_levels(summary.get("switchboard", {}))
     parts = [f"# switchboard benchmark — {meta['title']}", "",
              f"- date (UTC): {meta['date']}", f"- command: `{meta['command']}`",
              f"- machine: {meta['machine']}", f"- model: `{meta['model']}`",
@@ -337,8 +338,9 @@ def markdown(meta: Mapping[str, Any], summary: Mapping[str, Mapping[str, Mapping
             continue
         title = "" if arm == "switchboard" else f" — {ARM_TITLES[arm]}"
         parts += [f"## Ratios{title}", "", ratios_table(summary, arm), ""]
-        if concurrency:
-            checks = check_targets(summary, concurrency, meta.get("preset", "cpu"), arm)
+        levels = target_levels(summary[arm])  # the arm's own: it may run without the other
+        if levels:
+            checks = check_targets(summary, levels, meta.get("preset", "cpu"), arm)
             parts += [f"## Targets{title}", "", targets_table(checks), ""]
     servers = [arm for arm in SERVERS if any(row.get("server_cpu_s_per_1k_tokens") is not None
                                              for row in summary.get(arm, {}).values())]

@@ -32,6 +32,7 @@ from benchmarks.cpulock import cpu_lock
 from benchmarks.spec import (
     CPU_ENGINE_ARGS,
     GPU_ENGINE_ARGS,
+    MULTI_PROCESS_ARM,
     BenchSpec,
     Level,
     build_levels,
@@ -357,14 +358,17 @@ def write_report(raw: Path, out: Path, name: str) -> Path:
         if (raw / "overhead.json").exists() else None
     out.mkdir(parents=True, exist_ok=True)
     images = plots.plot(summary, out, name, meta["title"]) if summary else []
-    labels = report.target_levels(summary.get("switchboard", {}))
-    checks = report.check_targets(summary, labels, meta.get("preset", "cpu"))
-    multi = report.MULTI_PROCESS_ARM
+    preset = meta.get("preset", "cpu")
+
+    def targets(arm: str) -> list[dict[str, Any]]:
+        return report.check_targets(summary, report.target_levels(summary.get(arm, {})),
+                                    preset, arm)
+
+    multi = MULTI_PROCESS_ARM
     doc = {"meta": meta, "spec": spec, "summary": summary, "ratios": report.ratios(summary),
-           "targets": checks,
-           **({"ratios_mp": report.ratios(summary, multi),
-               "targets_mp": report.check_targets(summary, labels, meta.get("preset", "cpu"),
-                                                  multi)} if multi in summary else {}),
+           "targets": targets("switchboard"),
+           **({"ratios_mp": report.ratios(summary, multi), "targets_mp": targets(multi)}
+              if multi in summary else {}),
            "front_targets": report.front_checks(summary), "overhead": over,
            "startup_s": {r["arm"]: r["startup_s"] for r in runs}}
     (out / f"{name}.json").write_text(json.dumps(doc, indent=1, sort_keys=True))

@@ -11,6 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+# The one-route gateway with server.api_processes = BenchSpec.api_processes (shared cores).
+MULTI_PROCESS_ARM = "switchboard-mp"
+
 # These CPUs lack bf16 units and torch.compile takes a minute: fp32, eager, as routes.yaml.
 CPU_ENGINE_ARGS: Mapping[str, Any] = {
     "dtype": "float32",
