@@ -24,6 +24,12 @@ class Bound(Enum):
     SHADOW = "shadow"  # free running slots within the standard bound; never queued
 
 
+def share(bound: int, parts: int) -> int:
+    """One of `parts` processes' share of a bound, rounded up (never 0): N API processes
+    sharing an engine's cores each admit this much (router.processes)."""
+    return -(-bound // parts)
+
+
 @dataclass
 class Admission:
     engine: str

@@ -26,6 +26,7 @@ from typing import Any
 
 import structlog
 
+from engines.admission import share
 from engines.batch_encoder import BatchEncode, BatchEncoder
 from engines.config import SAMPLING_FIELDS, EngineConfig
 from engines.errors import EngineDeadError, EngineNotReadyError, EngineRequestError
@@ -292,7 +293,7 @@ class VllmEngine:
         self._max_model_len = int(model_config.max_model_len)
         self._max_num_seqs = admission_seqs(self._llm.vllm_config)
         if attachment is not None:  # this process's share (router.processes.share_of)
-            self._max_num_seqs = -(-self._max_num_seqs // attachment.client_count)
+            self._max_num_seqs = share(self._max_num_seqs, attachment.client_count)
         tokenizer = self._llm.get_tokenizer()
         if inspect.isawaitable(tokenizer):
             tokenizer = await tokenizer

@@ -43,7 +43,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from router.logs import configure_logging
     from router.server import serve_gateway
 
-    config = _load(args.config)
+    config = load_for_serving(args.config)
     server_cfg = config.server
     log_format = args.log_format or server_cfg.log_format
     configure_logging(log_format, server_cfg.log_level)
@@ -67,7 +67,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
               f"(routes: {', '.join(config.routes)}; engines: {', '.join(engines)})",
               flush=True)
 
-    return serve_gateway(config, factory.build_engine, _load, host, port, on_ready=ready,
+    return serve_gateway(config, factory.build_engine, load_for_serving, host, port, on_ready=ready,
                          watch=args.watch)
 
 

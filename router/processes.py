@@ -32,6 +32,7 @@ from types import FrameType
 
 import structlog
 
+from engines.admission import share
 from engines.config import EngineConfig
 from engines.protocol import Engine
 from engines.shared_cores import CoreAttachment, SharedCores, shares_core
@@ -275,8 +276,8 @@ def share_of(engine: EngineConfig, count: int) -> EngineConfig:
     bound is the engine's, and N processes each admitting all of it would allow N times as
     much before a 429. A local engine's max_num_seqs (the bound when max_in_flight is not
     set) is split by VllmEngine itself; a remote engine's default bound is per process."""
-    in_flight = None if engine.max_in_flight is None else -(-engine.max_in_flight // count)
-    return replace(engine, max_in_flight=in_flight, max_queue=-(-engine.max_queue // count))
+    in_flight = None if engine.max_in_flight is None else share(engine.max_in_flight, count)
+    return replace(engine, max_in_flight=in_flight, max_queue=share(engine.max_queue, count))
 
 
 def _exit_with_supervisor() -> None:
