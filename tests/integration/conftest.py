@@ -12,9 +12,10 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -57,6 +58,33 @@ class RunningGateway:
             time.sleep(0.2)
             unfinished = self.engine_unfinished(engine)
         return unfinished
+
+
+@dataclass
+class BackgroundStream:
+    """A streamed request read on a thread, so a test can signal the gateway mid-stream."""
+
+    url: str
+    body: dict[str, object]
+    lines: list[str] = field(default_factory=list)
+    started: threading.Event = field(default_factory=threading.Event)  # first line read
+    _reader: threading.Thread | None = None
+
+    def start(self) -> BackgroundStream:
+        self._reader = threading.Thread(target=self._consume)
+        self._reader.start()
+        return self
+
+    def join(self, timeout_s: float) -> None:
+        assert self._reader is not None
+        self._reader.join(timeout_s)
+
+    def _consume(self) -> None:
+        with httpx.stream("POST", self.url, json=self.body, timeout=120) as response:
+            for line in response.iter_lines():
+                if line:
+                    self.lines.append(line)
+                    self.started.set()
 
 
 def start_gateway(config: Path, log_path: Path) -> RunningGateway:

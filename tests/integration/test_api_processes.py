@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import signal
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -15,7 +14,12 @@ import httpx
 import psutil
 import pytest
 
-from tests.integration.conftest import RunningGateway, start_gateway, stop_gateway
+from tests.integration.conftest import (
+    BackgroundStream,
+    RunningGateway,
+    start_gateway,
+    stop_gateway,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -91,27 +95,15 @@ def test_two_api_processes_share_one_core_and_drain_on_sigterm(tmp_path: Path) -
         assert "api_processes" in refused.json()["error"]
 
         body = {**CHAT, "stream": True, "max_tokens": 64, "ignore_eos": True}
-        lines: list[str] = []
-        started = threading.Event()
-
-        def consume() -> None:
-            with httpx.stream("POST", f"{gateway.base_url}/v1/chat/completions", json=body,
-                              timeout=120) as response:
-                for line in response.iter_lines():
-                    if line:
-                        lines.append(line)
-                        started.set()
-
-        reader = threading.Thread(target=consume)
-        reader.start()
-        assert started.wait(60)
+        stream = BackgroundStream(f"{gateway.base_url}/v1/chat/completions", body).start()
+        assert stream.started.wait(60)
         gateway.process.send_signal(signal.SIGTERM)
-        reader.join(120)
+        stream.join(120)
         assert gateway.process.wait(120) == 0
     finally:
         stop_gateway(gateway)
-    assert lines[-1] == "data: [DONE]"
-    assert len([line for line in lines if '"content":"' in line]) >= 60
+    assert stream.lines[-1] == "data: [DONE]"
+    assert len([line for line in stream.lines if '"content":"' in line]) >= 60
     assert _gone(api + cores) == []
     assert not list(Path(tempfile.gettempdir()).glob(f"switchboard-metrics-*{os.sep}*_"
                                                      f"{api[0].pid}.db"))  # folder removed

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import signal
-import threading
 from pathlib import Path
 
 import httpx
 import psutil
 import pytest
 
-from tests.integration.conftest import REPO, start_gateway, stop_gateway
+from tests.integration.conftest import REPO, BackgroundStream, start_gateway, stop_gateway
 
 pytestmark = pytest.mark.integration
 
@@ -34,28 +33,17 @@ def test_sigterm_lets_the_stream_finish_and_leaves_no_process(tmp_path: Path) ->
     assert children, "the engine-core process should be a child of the gateway"
     body = {"model": "qa", "stream": True, "max_tokens": 64, "ignore_eos": True,
             "messages": [{"role": "user", "content": "Tell me about the sea."}]}
-    lines: list[str] = []
-    started = threading.Event()
-
-    def consume() -> None:
-        with httpx.stream("POST", f"{gateway.base_url}/v1/chat/completions", json=body,
-                          timeout=120) as response:
-            for line in response.iter_lines():
-                if line:
-                    lines.append(line)
-                    started.set()
-
-    reader = threading.Thread(target=consume)
-    reader.start()
+    stream = BackgroundStream(f"{gateway.base_url}/v1/chat/completions", body).start()
+    lines = stream.lines
     try:
-        assert started.wait(60)
+        assert stream.started.wait(60)
         gateway.process.send_signal(signal.SIGTERM)
         # While draining the gateway refuses new work and says so on /ready.
         refused = httpx.post(f"{gateway.base_url}/v1/chat/completions", json={
             "model": "qa", "messages": [{"role": "user", "content": "hi"}]}, timeout=30)
         assert refused.status_code == 503
         assert httpx.get(f"{gateway.base_url}/ready", timeout=30).status_code == 503
-        reader.join(120)
+        stream.join(120)
         assert gateway.process.wait(120) == 0
     finally:
         stop_gateway(gateway)
