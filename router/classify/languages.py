@@ -33,6 +33,8 @@ LANGUAGE_CODES = (
 DISPLAY_LOCALES = (
     "en", "zh", "zh-Hant", "ja", "ko", "fr", "de", "es", "it", "pt", "ru", "ar", "hi", "nl",
     "sv", "pl", "tr", "fa", "he", "vi", "id", "uk", "da", "fi", "cs", "ro", "el", "th", "sw",
+    "bn", "ta", "te", "mr", "ur", "gu", "kn", "pa", "hu", "bg", "sr", "hr", "sk", "sl", "nb",
+    "ca", "ms", "ka", "am", "lt", "lv",
 )
 # fmt: on
 # Short forms CLDR does not list.
@@ -84,6 +86,15 @@ NOT_NAMES = frozenset({
     "hawaii", "samoa", "tonga", "fiji", "tibet", "tiibet", "haiti", "sunda", "jawa", "ruanda",
     "corse", "corso", "korsika", "miao", "assam", "faroe", "sardi", "sarde", "sardo", "fries",
     "gaeli", "akan", "ganda", "chewa", "shona", "breton", "bretons", "tatar", "ewe",
+    # names of the later locales (Malay, Filipino, Hungarian, Baltic, …) that are countries,
+    # or everyday words elsewhere: Malay "dan" (and), Hungarian "lett" (became), "ír" (writes),
+    # Spanish "ir", Turkish "sonu", "check" in Indic scripts
+    "dan", "tai", "ir", "ír", "roman", "japan", "poland", "portugal", "norway", "hungary",
+    "finland", "iceland", "ireland", "sweden", "denmark", "ukraine", "croatia", "macedonia",
+    "lithuania", "catalonia", "luxembourg", "wales", "laos", "nepal", "kazakhstan",
+    "uzbekistan", "azerbaijan", "belarus", "corsica", "occitania", "corea", "cors", "leto",
+    "letó", "polu", "valu", "somu", "sonu", "kosu", "lett", "finn", "malai", "itali", "serbi",
+    "пущу", "בלאו", "চেক", "চেকে", "ચેક", "చెక్", "செக்", "ਚੈੱਕ", "ካናዳ",
 })  # fmt: skip
 # Nationalities that are not language names ("how would I say … if I were Mexican").
 DEMONYMS = {
@@ -128,11 +139,13 @@ _RU_ENDINGS = ("ий", "ом", "ого", "ому", "ая", "ую", "ой", "и",
 
 @dataclass(frozen=True, slots=True)
 class Mention:
-    """A language named in the text: English name and character span."""
+    """A language named in the text: English name, character span, and the case its ending
+    marks ("angolra": "into", "angolul": "in"; see `_case_forms`)."""
 
     language: str
     start: int
     end: int
+    case: str = ""  # "into" or "in" when the name's own ending says so, else ""
 
 
 def _strip_marks(name: str) -> str:
@@ -170,11 +183,58 @@ def _variants(name: str) -> Iterator[str]:
         yield bare + "nya"
 
 
+_HU_BACK = frozenset("aáoóuú")
+_TA_VOWEL_SIGNS = frozenset("\u0bbe\u0bbf\u0bc0\u0bc1\u0bc2\u0bc6\u0bc7\u0bc8\u0bca\u0bcb\u0bcc")
+
+
+def _case_forms(locale: str, name: str) -> Iterator[tuple[str, str]]:
+    """The forms of a casefolded language name, in its own locale, that carry "into" or "in"
+    without a preposition, as (form, "into" | "in"): agglutinating languages inflect the name
+    where English adds a word (Hungarian "angolra" / "angolul", Finnish "englanniksi",
+    Bengali "ইংরেজিতে", Tamil "ஆங்கிலத்திற்கு" / "ஆங்கிலத்தில்", Hebrew "לאנגלית" /
+    "באנגלית", Georgian "ინგლისურად", Marathi "इंग्रजीत"). "in" is as weak a target as the
+    English word: "write a poem in English" asks for no translation."""
+    if " " in name:
+        return
+    if locale == "hu":  # sublative -ra/-re ("into"), essive-modal -ul/-ül ("in")
+        stem = name[:-1] + "á" if name.endswith("a") else name
+        stem = stem[:-1] + "é" if stem.endswith("e") else stem
+        back = any(ch in _HU_BACK for ch in name)
+        yield (stem + ("ra" if back else "re"), "into")
+        yield (stem + ("ul" if back else "ül"), "in")
+    elif locale == "fi":  # translative -ksi ("as/in"), with gradation nt → nn, final i → e
+        stem = name[:-3] + "nni" if name.endswith("nti") else name
+        stem = stem[:-1] + "e" if stem.endswith("mi") else stem
+        yield (stem + "ksi", "in")
+    elif locale == "bn":  # locative -তে / -য় / -এ
+        yield from ((name + "তে", "in"), (name + "য়", "in"), (name + "ে", "in"))
+    elif locale == "ta":  # dative -க்கு ("to"), locative -இல் ("in")
+        if name.endswith("ம்"):
+            yield from ((name[:-2] + "த்திற்கு", "into"), (name[:-2] + "த்தில்", "in"))
+        elif name.endswith("்"):
+            yield from ((name[:-1] + "ுக்கு", "into"), (name[:-1] + "ில்", "in"))
+        elif name[-1] in _TA_VOWEL_SIGNS:
+            yield from ((name + "க்கு", "into"), (name + "யில்", "in"))
+    elif locale == "he":  # prefixed ל ("to"), ב ("in")
+        yield from (("ל" + name, "into"), ("ב" + name, "in"))
+    elif locale == "ka" and name.endswith("ი"):  # adverbial -ად ("in")
+        yield (name[:-1] + "ად", "in")
+    elif locale == "mr":  # locative -त, -मध्ये
+        yield from ((name + "त", "in"), (name + "मध्ये", "in"))
+    elif locale == "gu":
+        yield (name + "માં", "in")
+    elif locale == "kn":
+        yield from ((name + "ಗೆ", "into"), (name + "ನಲ್ಲಿ", "in"))
+    elif locale in ("cs", "sk", "sl") and name.endswith("ina"):  # "do angličtiny", "v angličtině"
+        yield from ((name[:-1] + c, "") for c in ("y", "u", "ě", "e"))
+
+
 class LanguageNames:
     """Finds language names in normalised text and resolves names to English ones."""
 
     def __init__(self) -> None:
         names: dict[str, str] = {}
+        cases: dict[str, str] = {}
         by_code: dict[str, str] = {}
         for code in LANGUAGE_CODES:
             english = langcodes.Language.get(code).display_name("en").split(" (")[0]
@@ -186,9 +246,15 @@ class LanguageNames:
                         len(variant) > 1 or variant in SINGLE_CHAR_NAMES
                     ):
                         names.setdefault(variant, english)
+                for form, case in _case_forms(locale, display):
+                    if form not in NOT_NAMES and form not in names:
+                        names[form] = english
+                        if case:
+                            cases[form] = case
         for name, english in EXTRA_NAMES.items():
             names[name.casefold()] = english
         self._names = names
+        self._cases = cases
         # First words of two-word names ("tiếng", "brazilian"): only these start a pair lookup.
         self._pair_starts = frozenset(n.split(" ", 1)[0] for n in names if " " in n)
         self._by_code = by_code
@@ -252,7 +318,8 @@ class LanguageNames:
                 if language is None and (word.startswith("по-") or _is_hangul(word[:1])):
                     language = self.resolve(word)
                 if language is not None:
-                    found.append(Mention(language, token.start(), token.end()))
+                    found.append(Mention(language, token.start(), token.end(),
+                                         self._cases.get(word, "")))
             else:
                 found.extend(self._cjk_mentions(text, token.start(), token.end()))
         return found

@@ -17,7 +17,6 @@ TRANSLATE = re.compile(
     r"\btranslat(?:e|es|ed|ing|ion|ions|or|ors)\b"
     r"|翻[译譯訳]|翻(?:成|为|為)|翻一?下(?=(?:这|這|那)(?:句|段|篇|封|些|条|條|首|个词|個詞|几句|幾句)|下面|以下|[：:])|(?<!翻)[译譯訳](?:成|为|為|文|して|す|せ|出)|[汉漢英中日韩韓俄法德]译|和訳|英訳"
     r"|번역|통역"
-    r"|\btrad(?:u|ú)(?:c|z|i|ç|s|r)\w*"
     r"|\b(?:ü|ue)bersetz\w*"
     r"|\bперев(?:од|ед|ест|ёл|еди)\w*"
     r"|ترجم\w*"
@@ -26,6 +25,16 @@ TRANSLATE = re.compile(
     r"|\bперекла(?:д|ст|ди)\w*|\btafsiri\w*"
     r"|\bpreklad\w*|\bterjemah\w*|\bdịch (?:sang|ra|giúp|câu|đoạn|bài|đoạn)|\bçevir\w*"
     r"|תרגם|תרגום|\bμετάφρασ\w*|\bμετάφρα\w*|แปลเป็น|ช่วยแปล|\bkäännä\w*|\bkäännös\w*"
+    # South Asian scripts (no \b: their vowel signs are not word characters to `re`)
+    r"|অনুবাদ|மொழிபெயர்|అనువాద|అనువదించ|અનુવાદ|ಅನುವಾದ|ಭಾಷಾಂತರ|വിവർത്തന|ਅਨੁਵਾਦ|පරිවර්තන"
+    r"|បកប្រែ|ဘာသာပြန်|ແປເປັນ|თარგმნ|თარგმან|թարգման|ተርጉም|ይተርጉ"
+    # Latin and Cyrillic languages the clauses above miss (Catalan "tradueix", Romanian
+    # "tradu", Hungarian "fordítsd le", Croatian/Serbian/Slovene/Bulgarian "prevedi"/"преведи")
+    r"|\btrad(?:u|ú)\w*|\b(?:le)?ford[ií]t\w*|\bisalin\b|\bpagsasalin\b"
+    r"|\bpreved\w*|\bprevod\w*|\bprijevod\w*|\bprevesti\b|\bпреведе?\w*|\bпревод\w*"
+    r"|\bišvers\w*|\b(?:iz)?tulko\w*|\btõlgi\w*|\btõlki\w*|\btõlge\w*|\bpërkth\w*"
+    r"|\btərcümə\w*|\btarjima\w*|\bорчуул\w*|\baistrigh\w*|\bcyfieith\w*|\bfassar\w*"
+    r"|\bturju[mn]\w*|\bhumush\w*"
 )
 # A request word just before the verb makes it an instruction, not a topic.
 IMPERATIVE_BEFORE = re.compile(
@@ -101,6 +110,17 @@ TOPIC = re.compile(
     r" (?:esta|esa|la|mi|cette|ma|la|die|diese|meine|questa|essa|a) (?:\w+ )?"
     r"(?:traducci|traduction|übersetzung|traduzione|tradução)"
     r"|(?:英訳|和訳|翻訳|訳)(?:は|が)(?:自然|正しい|合って|おかしい|変)"
+    # …and in the languages of the second TRANSLATE block (noun, then the judgement)
+    r"|(?:অনুবাদ|மொழிபெயர்ப்பு|అనువాదం|અનુવાદ|ಅನುವಾದ|ਅਨੁਵਾਦ|अनुवाद|भाषांतर|ترجمہ|fordítás"
+    r"|oversættelse|oversettelse|превод|prijevod|prevod|terjemahan|salin|pagsasalin|traducció"
+    r"|traducere|תרגום|ትርጉም|თარგმან|แปล)[^.?!\n]{0,30}"
+    r"(?:সঠিক|ভুল|சரி|தவறு|సరైన|సరి|తప్పు|સાચ|ખોટ|ಸರಿ|ತಪ್ಪು|ਸਹੀ|ਗਲਤ|सही|गलत|बरोबर|चूक"
+    r"|درست|صحیح|غلط|helyes|hibás|\bjó\b|rossz|korrekt|rigtig|riktig|forkert|feil|правил\w*"
+    r"|вярн\w*|грешн\w*|точ(?:ан|на|но|ен)|tačan|točan|ispravan|ispravn\w*|pogrešn\w*|betul|benar"
+    r"|tepat|salah|\btama\b|\bmali\b|נכון|נכונה|מדויק|שגוי|correct\w*|corect\w*|ትክክል|სწორ"
+    r"|ถูก)"
+    r"|(?:helyes|oikein|oikea|korrekt|rigtig|riktig|правилен|правилно|tačan|točan|ispravan)"
+    r"\b[^.?!\n]{0,20}(?:fordítás|käännös|oversættelse|oversettelse|превод|prevod|prijevod)"
 )
 # A pair of language codes as the whole instruction ("fr→en: …", "[de-en] …", "EN>JA: …"): the
 # codes of the languages people write them for (two-letter codes outside a pair are words).
@@ -271,7 +291,8 @@ FRAME_FILLER = frozenset((
 # Where a language name sits relative to its preposition or particle.
 TARGET_BEFORE = re.compile(
     r"(?:\b(?:into|to|ins|auf|nach|на|para|pra|vers|verso|till|naar|sang|ke|al|a|en|em|do|"
-    r"na|into the|to the|dans|hacia|naar het|på)\s+|(?:all'|nell'|à l'|vers l'|l')"
+    r"na|into the|to the|dans|hacia|naar het|på|til|στα|στην|στη|σε|în|sa|į|ወደ)\s+"
+    r"|(?:all'|nell'|à l'|vers l'|l')"
     r"|(?:\b(?:into|to|in|en|al)\s+(?:the\s+)?(?:polite|formal|informal|simple|proper|correct|good|"
     r"natural|fluent|modern|standard|simplified|traditional|colloquial|casual|brazilian|"
     r"european|mexican|american|british|business|written|spoken)\s+)"
@@ -280,7 +301,8 @@ TARGET_BEFORE = re.compile(
 )
 WEAK_TARGET_BEFORE = re.compile(r"\b(?:in|in the|auf|im|用)\s*$")
 TARGET_AFTER = re.compile(
-    r"^(?:\s*(?:に|へ|로|으로|में|ga|dili|ye|'ye|diline)|\s*(?:的)?"
+    r"^(?:\s*(?:に|へ|로|으로|में|ga|dili|ye|'ye|diline|میں|\u200c?లో|ਵਿੱਚ|ভাষায়|ভাষাতে|மொழியில்"
+    r"|\s+kalbą|\s+valodā|\s+keelde)|\s*(?:的)?"
     r"(?:翻[译譯訳]|译文|譯文|版本|版)|\s+(?:translation|version))"
 )
 SOURCE_BEFORE = re.compile(

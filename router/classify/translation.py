@@ -289,12 +289,13 @@ class TranslationSignal:
             if source or p.SOURCE_IN.search(text[max(0, mention.start - 40) : mention.start]):
                 sources.append(mention)
             elif (
-                p.TARGET_BEFORE.search(before)
+                mention.case == "into"
+                or p.TARGET_BEFORE.search(before)
                 or p.TARGET_AFTER.search(after)
                 or (token_end.endswith("로"))
             ):
                 targets.append(mention)
-            elif p.WEAK_TARGET_BEFORE.search(before):
+            elif mention.case == "in" or p.WEAK_TARGET_BEFORE.search(before):
                 weak.append(mention)
         verbs = tuple(p.TRANSLATE.finditer(text))
         return _Scan(text, tuple(mentions), tuple(targets), tuple(weak), tuple(sources), verbs)
