@@ -226,7 +226,9 @@ def _case_forms(locale: str, name: str) -> Iterator[tuple[str, str]]:
     elif locale == "kn":
         yield from ((name + "ಗೆ", "into"), (name + "ನಲ್ಲಿ", "in"))
     elif locale in ("cs", "sk", "sl") and name.endswith("ina"):  # "do angličtiny", "v angličtině"
-        yield from ((name[:-1] + c, "") for c in ("y", "u", "ě", "e"))
+        yield from ((name[:-1] + c, "") for c in ("y", "u", "ě", "e", "i"))
+    elif locale in ("hr", "sr") and name.endswith(("ski", "ški", "čki", "ски", "шки", "чки")):
+        yield (name[:-1] + ("ом" if name.endswith("и") else "om"), "in")  # "na engleskom"
 
 
 class LanguageNames:

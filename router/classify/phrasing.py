@@ -211,6 +211,21 @@ SAY = re.compile(
     r"|چه می\u200c?شود|چی می\u200c?شه|(?:چطور|چگونه) (?:می\u200c?)?(?:گویند|گوییم|بگویم|گفت)"
     r"|[でをは]どう(?:言|い)(?:います|う|えば|いま)|どう言えば|(?:なん|何)て言(?:う|い)|何と言(?:う|い)"
     r"|\bcomo (?:é|e|fica) .{1,40} em \w+"
+    # "how do you say" in the languages of TRANSLATE's second block
+    r"|\bhogy(?:an)? (?:mondj\w*|mondo\w*|mondan\w*|kell mondani|van)\b|\b(?:miten|kuinka) sano\w*"
+    r"|\bjak se (?:řekne|rekne|říká|rika)\b|\bako sa (?:povie|hovorí|povedať)\b"
+    r"|\bkako se (?:kaže|kaze|kažu|reče|rece)\b|\bkako (?:da kažem|reći|rečem)\b"
+    r"|\bкако се (?:каже|рече)\b|\bкак се казва\b|\bкак (?:да кажа|ще бъде)\b"
+    r"|\bяк (?:сказати|буде|кажуть|скажу)\b|\bcum se (?:spune|zice)\b|\bcum (?:spun|zic)\b"
+    # Greek final sigma casefolds to σ
+    r"|\bπώσ (?:λέγεται|λέμε|λεσ|να πω|το λένε|λέγονται)|איך (?:אומרים|אומר|לומר|להגיד|אגיד)"
+    r"|\bcom es diu\b|\bcom (?:dic|dir)\b|\bkaip (?:pasakyti|sakoma|bus)\b|\bkā (?:pateikt|saka)\b"
+    r"|\bkuidas (?:öelda|öeldakse)\b|\bpaano (?:sabihin|sasabihin|mo sasabihin)\b"
+    r"|\b(?:unasemaje|tunasemaje|wanasemaje)\b|\bjinsi ya kusema\b|\bnói (?:như )?thế nào|\bnói sao"
+    r"|কীভাবে বল|কিভাবে বল|কী বলে|எப்படி சொல்|எப்படிச் சொல்|ఎలా (?:చెప్పాలి|చెబుతారు|అంటారు)"
+    r"|ఏమంటారు|कसे (?:म्हणतात|म्हणायचे)|काय म्हणतात|کیسے (?:کہتے|کہیں|بولتے)|کیا کہتے"
+    r"|કેવી રીતે (?:કહેવાય|કહે)|શું કહેવાય|ਕਿਵੇਂ (?:ਕਹਿੰਦੇ|ਕਹੀਏ)|როგორ (?:ითქმის|ვთქვა)"
+    r"|እንዴት (?:ይባላል|እላለሁ)"
 )
 WHAT_IS_IN = re.compile(
     r"\bwhat(?:'s| is| are| was)? (?!the |a |an |your |my |some )(?:\S+ ){1,4}?(?:in|en) "

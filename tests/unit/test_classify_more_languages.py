@@ -35,6 +35,26 @@ ASKS = [
     ("Přelož do angličtiny: Kde je nádraží?", "English"),  # Czech, genitive
 ]
 
+# "How do you say … in ⟨language⟩?" with no translation verb: the target comes from the
+# name's case or preposition.
+SAYS = [
+    ("Hogy mondják németül azt, hogy köszönöm szépen?", "German"),
+    ('Miten sanotaan englanniksi "hyvää huomenta"?', "English"),
+    ('Jak se řekne "dobrou noc" do angličtiny?', "English"),
+    ("Kako se kaže 'hvala' na engleskom?", "English"),
+    ('Как се казва "котка" на английски?', "English"),
+    ('Cum se spune "mulțumesc" în engleză?', "English"),
+    ('Πώς λέγεται "καλημέρα" στα αγγλικά;', "English"),  # final sigma casefolds to σ
+    ('איך אומרים "תודה רבה" באנגלית?', "English"),
+    ('Com es diu "bon dia" en anglès?', "English"),
+    ('Paano sabihin ang "salamat" sa Ingles?', "English"),
+    ('"ধন্যবাদ" ইংরেজিতে কীভাবে বলে?', "English"),
+    ('"நன்றி" ஆங்கிலத்தில் எப்படி சொல்வது?', "English"),
+    ('"धन्यवाद" इंग्रजीत कसे म्हणतात?', "English"),
+    ('"شکریہ" کو انگریزی میں کیسے کہتے ہیں؟', "English"),
+    ('Як сказати "дякую" англійською?', "English"),
+]
+
 # The same languages, asking for something else: judging a translation, writing *in* the
 # language, questions about it.
 LOOK_ALIKES = [
@@ -56,6 +76,12 @@ LOOK_ALIKES = [
     "Jak dlouho trvá naučit se angličtinu?",
     "ইংরেজি শেখার সবচেয়ে ভালো উপায় কী?",
     "Ce înseamnă cuvântul „dor” în limba română?",
+    # "how do you say" about tact, in the asker's own language
+    "Hogy vagy ma?",
+    "Miten sanotaan ei kohteliaasti suomeksi ilman että loukkaa?",
+    "Jak se řekne česky, že nesouhlasím, aniž bych byl nezdvořilý?",
+    "איך אומרים לא בנימוס לבוס?",
+    "Cum se spune că cineva e leneș fără să fii nepoliticos?",
 ]
 
 
@@ -71,6 +97,13 @@ def test_ask_recognised_by_the_rules(classifier: Classifier, text: str, target: 
     assert decision.route == "translation", decision
     assert decision.target_language == target, decision
     assert "translation verb" in decision.reason, decision  # a rule decided, not the model
+
+
+@pytest.mark.parametrize(("text", "target"), SAYS)
+def test_say_recognised(classifier: Classifier, text: str, target: str) -> None:
+    decision = classifier.classify_text(text)
+    assert decision.route == "translation", decision
+    assert decision.target_language == target, decision
 
 
 @pytest.mark.parametrize("text", LOOK_ALIKES)
@@ -94,6 +127,7 @@ def names() -> LanguageNames:
         ("תרגם לאנגלית", "English", "into"),
         ("כתוב באנגלית", "English", "in"),
         ("přelož do angličtiny", "English", ""),
+        ("kako se kaže na engleskom", "English", "in"),
     ],
 )
 def test_case_forms(names: LanguageNames, text: str, language: str, case: str) -> None:
