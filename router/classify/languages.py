@@ -227,6 +227,8 @@ def _case_forms(locale: str, name: str) -> Iterator[tuple[str, str]]:
         yield from ((name + "ಗೆ", "into"), (name + "ನಲ್ಲಿ", "in"))
     elif locale in ("cs", "sk", "sl") and name.endswith("ina"):  # "do angličtiny", "v angličtině"
         yield from ((name[:-1] + c, "") for c in ("y", "u", "ě", "e", "i"))
+        if locale != "sl" and name.endswith(("ština", "čtina")):  # adverb: "řekni to anglicky"
+            yield (name[:-5] + ("sky" if name.endswith("ština") else "cky"), "in")
     elif locale in ("hr", "sr") and name.endswith(("ski", "ški", "čki", "ски", "шки", "чки")):
         yield (name[:-1] + ("ом" if name.endswith("и") else "om"), "in")  # "na engleskom"
 

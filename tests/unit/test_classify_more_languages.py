@@ -41,6 +41,7 @@ SAYS = [
     ("Hogy mondják németül azt, hogy köszönöm szépen?", "German"),
     ('Miten sanotaan englanniksi "hyvää huomenta"?', "English"),
     ('Jak se řekne "dobrou noc" do angličtiny?', "English"),
+    ('Jak se řekne anglicky "dobrou chuť"?', "English"),  # the adverb
     ("Kako se kaže 'hvala' na engleskom?", "English"),
     ('Как се казва "котка" на английски?', "English"),
     ('Cum se spune "mulțumesc" în engleză?', "English"),
